@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+import { createGateway } from '../../gateway/create-gateway.js';
+import { createLogger } from '../../gateway/create-logger.js';
+import { CONFIG_KEYS, loadConfig, toEnvName, toFlagName } from '../load-config.js';
+import { UsageError } from '../usage-error.js';
+
+const FLAG_HELP: Record<string, string> = {
+  'backend-url': 'inference backend (vLLM or OpenAI-compatible), default http://127.0.0.1:8000',
+  'backend-key': 'API key sent to the backend (the harness key is never forwarded)',
+  db: 'SQLite database file, default ./tokentap.db',
+  port: 'port to listen on, default 4000',
+  host: 'address to bind, default 127.0.0.1',
+  'body-limit': 'largest request body in bytes, default 67108864 (64 MiB)',
+  model: 'model name sent to the backend whatever the harness asks (its own is recorded)',
+  'top-logprobs': 'top_logprobs recorded per token, default 0',
+  'backend-headers-timeout-ms': 'wait for backend response headers, default 600000',
+  'backend-body-timeout-ms': 'longest silence inside a backend body, default 300000',
+  'backend-connections': 'keep-alive connections to the backend, default 256',
+  'record-failure': 'refuse | serve: what to do when the store cannot be written, default refuse',
+  'log-level': 'fatal|error|warn|info|debug|trace|silent, default info',
+};
+
+export const SERVE_HELP = `Usage: tokentap serve [options]
+
+Runs the recording gateway in front of an inference backend.
+Point a harness at http://HOST:PORT/s/SESSION/v1 (OpenAI clients) to record its calls as SESSION.
+
+Options (each also as env TOKENTAP_<NAME> or a key of the --config JSON file; flags win, then env, then file):
+${CONFIG_KEYS.map((key) => `  --${toFlagName(key).padEnd(28)} ${FLAG_HELP[toFlagName(key)] ?? ''} [${toEnvName(key)}]`).join('\n')}
+  --config FILE                  JSON file with any of the keys above (camelCase)
+  -h, --help                     this help
+`;
+
+/** `tokentap serve`: resolves with the exit code once the gateway has shut down (SIGINT/SIGTERM). */
+export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const options = Object.fromEntries([...CONFIG_KEYS.map((key) => [toFlagName(key), { type: 'string' }]), ['config', { type: 'string' }], ['help', { type: 'boolean', short: 'h' }]]);
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args, options: options as NonNullable<Parameters<typeof parseArgs>[0]>['options'], allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help === true) {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  const config = loadConfig(values as Record<string, string | undefined>, env);
+  const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY, secrets: [config.backendKey] });
+  const gateway = createGateway({ ...config, logger });
+  const url = await gateway.listen();
+  logger.info({ url, backend: config.backendUrl, db: config.db }, `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`);
+  if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
+    logger.warn({ host: config.host }, 'bound to a non-loopback address: anyone who can reach it can use the backend through tokentap');
+  }
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info({ signal }, 'shutting down: no new calls, in-flight calls finish');
+      gateway.close().then(() => resolve(0), (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        resolve(1);
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

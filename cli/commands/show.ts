@@ -1,0 +1,59 @@
+import { parseArgs } from 'node:util';
+import { formatTable } from '../format-table.js';
+import { UsageError } from '../usage-error.js';
+import { openStoreForReading } from './sessions.js';
+
+export const SHOW_HELP = `Usage: tokentap show SESSION [--db FILE] [--json]
+
+Shows the calls of one session in order: front door, model, status, token counts, timings, flags.
+  --db FILE     database (default ./tokentap.db, or TOKENTAP_DB)
+  --json        one JSON object per call (token ids included) instead of a table
+`;
+
+/** `tokentap show SESSION` */
+export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { db: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write(SHOW_HELP);
+    return 0;
+  }
+  const sessionId = positionals[0];
+  if (sessionId === undefined || positionals.length > 1) throw new UsageError('give exactly one SESSION (see tokentap sessions)');
+  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  try {
+    const session = store.getSession(sessionId);
+    if (session === null) throw new UsageError(`no session ${JSON.stringify(sessionId)} in this database`);
+    const calls = store.listCalls(sessionId);
+    if (values.json) {
+      for (const call of calls) {
+        process.stdout.write(JSON.stringify({
+          ...call,
+          promptTokenIds: call.promptTokenIds === null ? null : Array.from(call.promptTokenIds),
+          completionTokenIds: call.completionTokenIds === null ? null : Array.from(call.completionTokenIds),
+          completionLogprobs: call.completionLogprobs === null ? null : Array.from(call.completionLogprobs),
+        }) + '\n');
+      }
+      return 0;
+    }
+    process.stdout.write(`session ${session.id}: ${session.callCount} calls, ${session.promptTokens} prompt tokens, ${session.completionTokens} completion tokens\n\n`);
+    const rows = calls.map((call) => [
+      call.seq,
+      call.id.slice(0, 8),
+      call.frontDoor,
+      call.requestedModel,
+      call.stream ? 'stream' : 'json',
+      call.status,
+      call.tokenSource,
+      call.promptTokenIds?.length ?? null,
+      call.completionTokenIds?.length ?? null,
+      call.finishReason,
+      call.timeToFirstTokenMs,
+      call.totalMs,
+      call.flags.join(',') || null,
+    ]);
+    process.stdout.write(formatTable(['seq', 'call', 'front_door', 'model', 'mode', 'status', 'tokens', 'prompt', 'completion', 'finish', 'ttft_ms', 'total_ms', 'flags'], rows));
+    return 0;
+  } finally {
+    store.close();
+  }
+}

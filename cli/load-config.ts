@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { gatewayConfigSchema, type GatewayConfig } from '../gateway/config/gateway-config.js';
+import { UsageError } from './usage-error.js';
+
+/** `backendUrl` -> `backend-url` */
+export function toFlagName(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
+
+/** `backendUrl` -> `TOKENTAP_BACKEND_URL` */
+export function toEnvName(key: string): string {
+  return `TOKENTAP_${key.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
+}
+
+export const CONFIG_KEYS = Object.keys(gatewayConfigSchema.shape) as Array<keyof GatewayConfig>;
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return parsed as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError(`config file ${path} is not a JSON object: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Merges the gateway config: CLI flags > env (`TOKENTAP_*`) > config file (`--config`, JSON) > defaults.
+ * This is the one place that reads `process.env`; bad config throws a UsageError (exit code 2).
+ *
+ * @example const config = loadConfig(flags, process.env)
+ */
+export function loadConfig(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): GatewayConfig {
+  const configPath = flags.config ?? env.TOKENTAP_CONFIG;
+  const merged: Record<string, unknown> = configPath === undefined ? {} : readConfigFile(configPath);
+  for (const key of CONFIG_KEYS) {
+    const fromEnv = env[toEnvName(key)];
+    if (fromEnv !== undefined && fromEnv !== '') merged[key] = fromEnv;
+    const fromFlag = flags[toFlagName(key)];
+    if (fromFlag !== undefined) merged[key] = fromFlag;
+  }
+  const parsed = gatewayConfigSchema.safeParse(merged);
+  if (!parsed.success) throw new UsageError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}

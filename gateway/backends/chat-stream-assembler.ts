@@ -1,0 +1,145 @@
+import { isRecord } from '../json/is-record.js';
+import { checkTokenRecord, type ChatTokenRecord } from './chat-token-record.js';
+import { readChoiceTokens, readPromptTokenIds, readUsage } from './vllm-chat-response.js';
+
+interface AssembledToolCall {
+  id?: string;
+  type: string;
+  function: { name: string; arguments: string };
+}
+
+/**
+ * Gathers a streamed chat completion (choice 0) as the chunks arrive: token ids, logprobs, usage, and the
+ * assembled message, so a streamed call is stored like a non-streamed one. Reads the backend's chunks before
+ * anything is stripped from them.
+ *
+ * @example
+ * const assembler = new ChatStreamAssembler();
+ * assembler.add(chunk); ...; const record = assembler.tokenRecord(); const body = assembler.responseBody();
+ */
+export class ChatStreamAssembler {
+  #promptTokenIds: number[] | null = null;
+  #completionTokenIds: number[] = [];
+  #logprobs: number[] = [];
+  #sawTokenIds = false;
+  #sawLogprobs = false;
+  #finishReason: string | null = null;
+  #stopReason: string | number | null = null;
+  #usage: { promptTokens?: number; completionTokens?: number } | null = null;
+  #head: Record<string, unknown> = {};
+  #content = '';
+  #reasoning = '';
+  #sawContent = false;
+  #reasoningKey: string | null = null;
+  #toolCalls: AssembledToolCall[] = [];
+  #chunks = 0;
+
+  get chunkCount(): number {
+    return this.#chunks;
+  }
+
+  get finished(): boolean {
+    return this.#finishReason !== null;
+  }
+
+  add(chunk: Record<string, unknown>): void {
+    this.#chunks++;
+    if (this.#chunks === 1) {
+      for (const key of ['id', 'object', 'created', 'model'] as const) this.#head[key] = chunk[key];
+    }
+    const promptIds = readPromptTokenIds(chunk);
+    if (promptIds !== null && this.#promptTokenIds === null) this.#promptTokenIds = promptIds;
+    const usage = readUsage(chunk);
+    if (usage !== null) this.#usage = usage;
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const choice = choices.find((entry) => isRecord(entry) && (entry.index ?? 0) === 0);
+    if (!isRecord(choice)) return;
+    this.#addChoice(choice);
+  }
+
+  #addChoice(choice: Record<string, unknown>): void {
+    const tokens = readChoiceTokens(choice);
+    if (tokens.tokenIds !== null) {
+      this.#sawTokenIds = true;
+      for (const id of tokens.tokenIds) this.#completionTokenIds.push(id);
+    }
+    if (tokens.logprobs !== null) {
+      this.#sawLogprobs = true;
+      for (const logprob of tokens.logprobs) this.#logprobs.push(logprob);
+    }
+    if (tokens.finishReason !== null) {
+      this.#finishReason = tokens.finishReason;
+      this.#stopReason = tokens.stopReason;
+    }
+    if (isRecord(choice.delta)) this.#addDelta(choice.delta);
+  }
+
+  #addDelta(delta: Record<string, unknown>): void {
+    if (typeof delta.content === 'string') {
+      this.#content += delta.content;
+      this.#sawContent = true;
+    }
+    for (const key of ['reasoning', 'reasoning_content']) {
+      const value = delta[key];
+      if (typeof value === 'string') {
+        // vLLM may send the same text under both names (transition releases): count it once
+        if (this.#reasoningKey === null) this.#reasoningKey = key;
+        if (this.#reasoningKey === key) this.#reasoning += value;
+      }
+    }
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.#addToolCall(call);
+  }
+
+  #addToolCall(call: Record<string, unknown>): void {
+    const index = typeof call.index === 'number' ? call.index : this.#toolCalls.length;
+    let target = this.#toolCalls[index];
+    if (target === undefined) {
+      target = { type: 'function', function: { name: '', arguments: '' } };
+      this.#toolCalls[index] = target;
+    }
+    if (typeof call.id === 'string') target.id = call.id;
+    if (typeof call.type === 'string') target.type = call.type;
+    const fn = isRecord(call.function) ? call.function : {};
+    if (typeof fn.name === 'string') target.function.name += fn.name;
+    if (typeof fn.arguments === 'string') target.function.arguments += fn.arguments;
+  }
+
+  tokenRecord(): ChatTokenRecord {
+    const base = {
+      promptTokenIds: this.#promptTokenIds,
+      completionTokenIds: this.#sawTokenIds ? this.#completionTokenIds : null,
+      completionLogprobs: this.#sawLogprobs ? this.#logprobs : null,
+      finishReason: this.#finishReason,
+      stopReason: this.#stopReason,
+      usage: this.#usage,
+    };
+    const tokenSource = this.#sawTokenIds || this.#promptTokenIds !== null ? 'backend' : 'none';
+    return { ...base, tokenSource, flags: tokenSource === 'none' ? [] : checkTokenRecord(base) };
+  }
+
+  /** The stream as one chat.completion body (what a non-streaming call would have returned). */
+  responseBody(): Record<string, unknown> {
+    const message: Record<string, unknown> = { role: 'assistant', content: this.#sawContent ? this.#content : null };
+    if (this.#reasoningKey !== null) message[this.#reasoningKey] = this.#reasoning;
+    if (this.#toolCalls.length > 0) message.tool_calls = this.#toolCalls.filter((call) => call !== undefined);
+    return {
+      ...this.#head,
+      object: 'chat.completion',
+      assembled_from_stream: true,
+      choices: [{ index: 0, message, finish_reason: this.#finishReason, stop_reason: this.#stopReason }],
+      usage: this.#usage === null ? null : { prompt_tokens: this.#usage.promptTokens, completion_tokens: this.#usage.completionTokens },
+    };
+  }
+}
+
+/**
+ * The token record of a non-streamed chat completion body (choice 0).
+ * @example const record = readChatCompletionTokens(json)
+ */
+export function readChatCompletionTokens(body: Record<string, unknown>): ChatTokenRecord {
+  const assembler = new ChatStreamAssembler();
+  const choices = Array.isArray(body.choices) ? body.choices : [];
+  // a whole body reads like one chunk whose choice carries every id at once
+  assembler.add({ ...body, choices: choices.map((choice) => (isRecord(choice) ? { ...choice, delta: undefined } : choice)) });
+  return assembler.tokenRecord();
+}

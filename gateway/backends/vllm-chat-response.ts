@@ -1,0 +1,78 @@
+import { isRecord } from '../json/is-record.js';
+import type { HarnessAsked } from './vllm-chat-request.js';
+
+/**
+ * Reading and stripping vLLM chat payloads. vLLM field facts (shared/fixtures/vllm-captures/SOURCES.md):
+ * `prompt_token_ids` is top-level, in the first stream chunk only; each choice carries `token_ids` (per chunk
+ * when streaming, the EOS id on the finishing chunk); null and missing mean the same.
+ */
+
+/** Appends the choice's token ids, logprobs, finish and stop reasons to the running record. */
+export interface ChoiceTokens {
+  tokenIds: number[] | null;
+  logprobs: number[] | null;
+  finishReason: string | null;
+  stopReason: string | number | null;
+}
+
+export function readChoiceTokens(choice: Record<string, unknown>): ChoiceTokens {
+  const rawIds = choice.token_ids;
+  const tokenIds = Array.isArray(rawIds) ? rawIds.map(Number) : null;
+  const logprobContent = isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content) ? choice.logprobs.content : null;
+  const logprobs = logprobContent === null
+    ? null
+    : logprobContent.map((entry) => (isRecord(entry) && typeof entry.logprob === 'number' ? entry.logprob : Number.NaN));
+  const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
+  const stop = choice.stop_reason;
+  const stopReason = typeof stop === 'string' || typeof stop === 'number' ? stop : null;
+  return { tokenIds, logprobs, finishReason, stopReason };
+}
+
+export function readPromptTokenIds(payload: Record<string, unknown>): number[] | null {
+  return Array.isArray(payload.prompt_token_ids) ? payload.prompt_token_ids.map(Number) : null;
+}
+
+export function readUsage(payload: Record<string, unknown>): { promptTokens?: number; completionTokens?: number } | null {
+  if (!isRecord(payload.usage)) return null;
+  const usage: { promptTokens?: number; completionTokens?: number } = {};
+  if (typeof payload.usage.prompt_tokens === 'number') usage.promptTokens = payload.usage.prompt_tokens;
+  if (typeof payload.usage.completion_tokens === 'number') usage.completionTokens = payload.usage.completion_tokens;
+  return usage;
+}
+
+/** A mid-stream or body error: newer vLLM sends `{"error":{...}}`, older a flat `{"object":"error",...}`, no choices. */
+export function isBackendErrorPayload(payload: Record<string, unknown>): boolean {
+  return (isRecord(payload.error) || payload.object === 'error') && !Array.isArray(payload.choices);
+}
+
+/**
+ * Removes in place what tokentap injected and the harness did not ask for, leaving every other field as sent.
+ * Returns false when the whole payload must be dropped (the usage-only chunk the harness did not ask for).
+ */
+export function stripInjectedFields(payload: Record<string, unknown>, asked: HarnessAsked, streaming: boolean): boolean {
+  if (!asked.tokenIds) delete payload.prompt_token_ids;
+  if (streaming && !asked.streamUsage && 'usage' in payload) {
+    const choices = payload.choices;
+    if (Array.isArray(choices) && choices.length === 0) return false;
+    delete payload.usage;
+  }
+  if (!Array.isArray(payload.choices)) return true;
+  for (const choice of payload.choices) {
+    if (!isRecord(choice)) continue;
+    if (!asked.tokenIds) delete choice.token_ids;
+    if (!asked.logprobs) {
+      if ('logprobs' in choice) choice.logprobs = null;
+    } else if (isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content)) {
+      trimTopLogprobs(choice.logprobs.content, asked.topLogprobs);
+    }
+  }
+  return true;
+}
+
+function trimTopLogprobs(content: unknown[], keep: number): void {
+  for (const entry of content) {
+    if (isRecord(entry) && Array.isArray(entry.top_logprobs) && entry.top_logprobs.length > keep) {
+      entry.top_logprobs = entry.top_logprobs.slice(0, keep);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { openStore } from '../store/index.js';
+import type { Store } from '../store/types.js';
+import { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
+import { createVllmBackend } from './backends/vllm.js';
+import { CallRecorder } from './recorder/call-recorder.js';
+import type { GatewayContext } from './gateway-context.js';
+import { createLogger } from './create-logger.js';
+import { registerOpenAiChat } from './front-doors/openai-chat.js';
+import { registerOpenAiModels } from './front-doors/openai-models.js';
+import { setOpenAiErrorHandler } from './front-doors/openai-error-handler.js';
+
+export interface GatewayOptions extends GatewayConfigInput {
+  /** a pino logger to use instead of the one built from `logLevel` */
+  logger?: Logger;
+  /** an already open store (the gateway then does not close it) */
+  store?: Store;
+}
+
+export interface Gateway {
+  /** the fastify instance; it does not listen until `listen()` */
+  app: FastifyInstance;
+  store: Store;
+  config: GatewayConfig;
+  /** starts listening on `config.host:config.port`; resolves to the base URL, e.g. http://127.0.0.1:4000 */
+  listen(): Promise<string>;
+  /** stops accepting, lets in-flight calls end, closes the backend pool and the store */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the gateway: front doors, backend client, recorder and store. Never listens by itself, so tests use
+ * `app.inject()` and the CLI calls `listen()`.
+ *
+ * @example
+ * const gateway = createGateway({ backendUrl: 'http://127.0.0.1:8000', db: './tokentap.db' });
+ * const url = await gateway.listen(); // point OPENAI_BASE_URL at `${url}/s/run-42/v1`
+ */
+export function createGateway(options: GatewayOptions = {}): Gateway {
+  const { logger: givenLogger, store: givenStore, ...input } = options;
+  const config = gatewayConfigSchema.parse(input);
+  const logger = givenLogger ?? createLogger({ level: config.logLevel, secrets: [config.backendKey] });
+  const store = givenStore ?? openStore({ path: config.db });
+  const recovered = store.markInProgressIncomplete();
+  if (recovered > 0) logger.warn({ calls: recovered }, 'calls left in progress by an earlier run are marked incomplete');
+  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: true, forceCloseConnections: 'idle' });
+  const backend = createVllmBackend({
+    backendUrl: config.backendUrl,
+    backendKey: config.backendKey,
+    headersTimeoutMs: config.backendHeadersTimeoutMs,
+    bodyTimeoutMs: config.backendBodyTimeoutMs,
+    connections: config.backendConnections,
+  });
+  const recorder = new CallRecorder(store, config.recordFailure, logger);
+  const context: GatewayContext = { config, backend, recorder };
+  registerRoutes(app, context);
+  app.addHook('onClose', async () => {
+    await backend.close();
+    if (givenStore === undefined) store.close();
+  });
+  return {
+    app,
+    store,
+    config,
+    async listen() {
+      const address = await app.listen({ port: config.port, host: config.host });
+      return address.replace('://[::1]', '://localhost');
+    },
+    close: () => app.close(),
+  };
+}
+
+function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
+  app.get('/healthz', async () => ({ status: 'ok', recording: context.recorder.counters }));
+  setOpenAiErrorHandler(app);
+  for (const prefix of ['/v1', '/s/:sessionId/v1']) {
+    void app.register(async (scope) => {
+      setOpenAiErrorHandler(scope);
+      registerOpenAiChat(scope, context);
+      registerOpenAiModels(scope, context);
+    }, { prefix });
+  }
+}

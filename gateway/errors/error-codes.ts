@@ -1,0 +1,32 @@
+/**
+ * Every error tokentap itself raises, in one table: code -> HTTP status, wire type, default message.
+ * docs/errors.md lists the same codes with what to do about each.
+ */
+export const ERROR_CODES = {
+  /** the body is not JSON, or JSON of the wrong shape */
+  TT_INVALID_REQUEST: { status: 400, type: 'invalid_request_error', message: 'Invalid request' },
+  /** body larger than --body-limit */
+  TT_BODY_TOO_LARGE: { status: 413, type: 'invalid_request_error', message: 'Request body is larger than the configured limit' },
+  /** content-type other than application/json */
+  TT_UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', message: 'Content-Type must be application/json' },
+  /** no such route */
+  TT_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Not found' },
+  /** a session id that is not [A-Za-z0-9._:-]{1,128} */
+  TT_INVALID_SESSION: { status: 400, type: 'invalid_request_error', message: 'Invalid session id' },
+  /** the backend could not be reached (refused, DNS failure, reset before an answer) */
+  TT_BACKEND_UNREACHABLE: { status: 502, type: 'api_error', message: 'Inference backend unreachable' },
+  /** the backend did not answer (headers) or went silent (body) within the configured timeout */
+  TT_BACKEND_TIMEOUT: { status: 504, type: 'api_error', message: 'Inference backend timed out' },
+  /** the backend sent something tokentap cannot read (bad JSON, bad SSE) */
+  TT_BACKEND_BAD_RESPONSE: { status: 502, type: 'api_error', message: 'Inference backend sent an unreadable response' },
+  /** the backend broke the stream after it started */
+  TT_BACKEND_STREAM_CUT: { status: 502, type: 'api_error', message: 'Inference backend closed the stream before it finished' },
+  /** the backend answered with an error status; its own message is passed on */
+  TT_BACKEND_ERROR: { status: 502, type: 'api_error', message: 'Inference backend error' },
+  /** the call could not be written to the store, and the gateway is configured to refuse unrecorded calls */
+  TT_RECORDING_FAILED: { status: 503, type: 'api_error', message: 'The call could not be recorded' },
+  /** an unexpected failure inside tokentap */
+  TT_INTERNAL: { status: 500, type: 'api_error', message: 'Internal error' },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

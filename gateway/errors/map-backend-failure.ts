@@ -1,0 +1,46 @@
+import { TokentapError } from './tokentap-error.js';
+
+/** undici and socket failure codes, matched by `error.code` as undici's docs advise (not `instanceof`). */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  // undici wraps socket errors: the cause holds the system code
+  return errorCode((error as { cause?: unknown }).cause);
+}
+
+/**
+ * Maps a failure of the backend request (before or during the body) to a TokentapError, keeping the cause.
+ * `started` tells whether the backend had begun answering (then a reset is a cut stream, not an unreachable backend).
+ *
+ * @example
+ * catch (error) { throw mapBackendFailure(error, { started: false }) }
+ */
+export function mapBackendFailure(error: unknown, context: { started: boolean }): TokentapError {
+  if (error instanceof TokentapError) return error;
+  const code = errorCode(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) {
+    return new TokentapError('TT_BACKEND_TIMEOUT', { message: `Inference backend timed out (${code})`, cause: error });
+  }
+  if (context.started) {
+    return new TokentapError('TT_BACKEND_STREAM_CUT', { message: `Inference backend closed the stream: ${code ?? detail}`, cause: error });
+  }
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) {
+    return new TokentapError('TT_BACKEND_UNREACHABLE', { message: `Inference backend unreachable (${code})`, cause: error });
+  }
+  return new TokentapError('TT_BACKEND_UNREACHABLE', { message: `Inference backend request failed: ${detail}`, cause: error });
+}

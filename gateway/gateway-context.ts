@@ -1,0 +1,10 @@
+import type { BackendClient } from './backends/vllm.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import type { CallRecorder } from './recorder/call-recorder.js';
+
+/** What every front door needs, built once by createGateway. */
+export interface GatewayContext {
+  config: GatewayConfig;
+  backend: BackendClient;
+  recorder: CallRecorder;
+}

@@ -1,0 +1,70 @@
+import type { FinishCallInput } from '../../store/types.js';
+import type { ChatTokenRecord } from '../backends/chat-token-record.js';
+import type { TokentapError } from '../errors/tokentap-error.js';
+
+/** Wall-clock marks of one call, in ms since epoch. */
+export interface CallTiming {
+  startedAt: number;
+  firstTokenAt: number | null;
+}
+
+const NO_TOKENS: ChatTokenRecord = {
+  tokenSource: 'none',
+  promptTokenIds: null,
+  completionTokenIds: null,
+  completionLogprobs: null,
+  finishReason: null,
+  stopReason: null,
+  usage: null,
+  flags: [],
+};
+
+function timingFields(timing: CallTiming): Pick<FinishCallInput, 'timeToFirstTokenMs' | 'totalMs' | 'endedAt'> {
+  const endedAt = Date.now();
+  return {
+    timeToFirstTokenMs: timing.firstTokenAt === null ? null : timing.firstTokenAt - timing.startedAt,
+    totalMs: endedAt - timing.startedAt,
+    endedAt,
+  };
+}
+
+export interface FinishDetails {
+  status: FinishCallInput['status'];
+  timing: CallTiming;
+  tokens?: ChatTokenRecord | undefined;
+  responseBody?: unknown;
+  responseStream?: string | null;
+  httpStatus: number | null;
+  error?: TokentapError | undefined;
+  /** the backend's own error body, when it sent one */
+  backendErrorBody?: unknown;
+}
+
+/**
+ * Builds the store's FinishCallInput for any ending: ok, backend error, abort. Tokens received before an
+ * error or abort are kept, so an aborted call is recorded with what was sampled so far.
+ *
+ * @example recorder.finish(callId, finishInput({ status: 'ok', timing, tokens, responseBody, httpStatus: 200 }))
+ */
+export function finishInput(details: FinishDetails): FinishCallInput {
+  const tokens = details.tokens ?? NO_TOKENS;
+  const error = details.error;
+  return {
+    status: details.status,
+    tokenSource: tokens.tokenSource,
+    promptTokenIds: tokens.promptTokenIds,
+    completionTokenIds: tokens.completionTokenIds,
+    completionLogprobs: tokens.completionLogprobs,
+    finishReason: tokens.finishReason,
+    stopReason: tokens.stopReason,
+    usage: tokens.usage,
+    flags: tokens.flags,
+    responseBody: details.responseBody ?? null,
+    responseStream: details.responseStream ?? null,
+    httpStatus: details.httpStatus,
+    error: error === undefined
+      ? null
+      : { httpStatus: error.status, code: error.code, message: error.message, body: details.backendErrorBody },
+    ...timingFields(details.timing),
+  };
+}
