@@ -72,6 +72,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 }
 
 function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
+  // every front door speaks JSON: a text/plain body is a client mistake (415), not a string to validate
+  app.removeContentTypeParser('text/plain');
   app.get('/healthz', async () => ({ status: 'ok', recording: context.recorder.counters }));
   setOpenAiErrorHandler(app);
   for (const prefix of ['/v1', '/s/:sessionId/v1']) {

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore } from '../../store/index.js';
+import type { BeginCallInput, FinishCallInput, OpenStoreOptions, Store } from '../../store/index.js';
+
+/** A temp directory for one test; `open` stores are closed and the directory removed by `cleanup`. */
+export interface TempWorkspace {
+  dir: string;
+  /** path of the test's database file */
+  databasePath: string;
+  open(options?: Partial<OpenStoreOptions>): Store;
+  cleanup(): void;
+}
+
+export function createTempWorkspace(): TempWorkspace {
+  const dir = mkdtempSync(join(tmpdir(), 'tokentap-store-'));
+  const databasePath = join(dir, 'tokentap.db');
+  const opened: Store[] = [];
+  return {
+    dir,
+    databasePath,
+    open(options = {}) {
+      const store = openStore({ path: databasePath, ...options });
+      opened.push(store);
+      return store;
+    },
+    cleanup() {
+      for (const store of opened) store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function sampleBeginInput(overrides: Partial<BeginCallInput> = {}): BeginCallInput {
+  return {
+    sessionId: 'session-a',
+    frontDoor: 'openai-chat',
+    path: '/v1/chat/completions',
+    requestedModel: 'gpt-test',
+    backendModel: 'Qwen/Qwen3-0.6B',
+    stream: true,
+    requestBody: { model: 'gpt-test', messages: [{ role: 'user', content: 'hello' }], stream: true },
+    backendRequestBody: { model: 'Qwen/Qwen3-0.6B', messages: [{ role: 'user', content: 'hello' }], stream: true },
+    samplingParams: { temperature: 0.7, top_p: 0.9, max_tokens: 256, seed: 7 },
+    metadata: { 'user-agent': 'claude-cli/1.0', harness: 'claude-code' },
+    startedAt: 1_700_000_000_000,
+    policyVersion: null,
+    ...overrides,
+  };
+}
+
+export function sampleFinishInput(overrides: Partial<FinishCallInput> = {}): FinishCallInput {
+  return {
+    status: 'ok',
+    tokenSource: 'backend',
+    promptTokenIds: [151644, 872, 198, 14990, 151645],
+    completionTokenIds: [9707, 0, 151645],
+    completionLogprobs: [-0.25, -1.5, -0.0078125],
+    finishReason: 'stop',
+    stopReason: null,
+    responseBody: { id: 'chatcmpl-1', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!' } }] },
+    responseStream: 'data: {"id":"chatcmpl-1"}\n\ndata: [DONE]\n\n',
+    usage: { promptTokens: 5, completionTokens: 3 },
+    error: null,
+    httpStatus: 200,
+    flags: [],
+    timeToFirstTokenMs: 12.5,
+    totalMs: 40.25,
+    endedAt: 1_700_000_000_040,
+    ...overrides,
+  };
+}
+
+/** Writes one finished call and returns its id. */
+export function recordCall(
+  store: Store,
+  begin: Partial<BeginCallInput> = {},
+  finish: Partial<FinishCallInput> = {},
+): string {
+  const { callId } = store.beginCall(sampleBeginInput(begin));
+  store.finishCall(callId, sampleFinishInput(finish));
+  return callId;
+}
