@@ -175,5 +175,7 @@ export interface Store {
   /** marks every `in_progress` call `incomplete` (run at start-up); returns how many */
   markInProgressIncomplete(): number;
   stats(): StoreStats;
+  /** `PRAGMA integrity_check` output: 'ok' for a sound file, else one line per problem */
+  integrityCheck(): string;
   close(): void;
 }

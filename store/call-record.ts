@@ -1,0 +1,84 @@
+import { unpackFloat32, unpackInt32 } from './pack-tokens.js';
+import type { CallFlag, CallRow, CallStatus, TokenSource } from './types.js';
+
+/** A `calls` row as the driver returns it. */
+export interface CallRecord {
+  id: string;
+  session_id: string;
+  seq: number;
+  status: CallStatus;
+  front_door: string;
+  path: string;
+  requested_model: string | null;
+  backend_model: string | null;
+  stream: number;
+  policy_version: string | null;
+  sampling_params: string;
+  metadata: string;
+  started_at: number;
+  ended_at: number | null;
+  time_to_first_token_ms: number | null;
+  total_ms: number | null;
+  token_source: TokenSource | null;
+  finish_reason: string | null;
+  stop_reason: string | number | null;
+  usage: string | null;
+  error: string | null;
+  http_status: number | null;
+  flags: string;
+  prompt_parent_id: string | null;
+  prompt_prefix_length: number | null;
+  prompt_tail: Buffer | null;
+  completion_token_ids: Buffer | null;
+  completion_logprobs: Buffer | null;
+}
+
+/** Every column of CallRecord, for SELECTs (no `*`: a later migration's columns must not leak in). */
+export const CALL_COLUMNS = `id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
+  policy_version, sampling_params, metadata, started_at, ended_at, time_to_first_token_ms, total_ms, token_source,
+  finish_reason, stop_reason, usage, error, http_status, flags, prompt_parent_id, prompt_prefix_length, prompt_tail,
+  completion_token_ids, completion_logprobs`;
+
+/**
+ * Maps a stored row to the public shape; the prompt ids are rebuilt by the caller (prompt-delta.ts)
+ * because they may live partly in other rows.
+ */
+export function toCallRow(record: CallRecord, promptTokenIds: Int32Array | null): CallRow {
+  return {
+    id: record.id,
+    sessionId: record.session_id,
+    seq: record.seq,
+    frontDoor: record.front_door,
+    path: record.path,
+    requestedModel: record.requested_model,
+    backendModel: record.backend_model,
+    stream: record.stream === 1,
+    status: record.status,
+    tokenSource: record.token_source,
+    promptTokenIds,
+    completionTokenIds: record.completion_token_ids === null ? null : unpackInt32(record.completion_token_ids),
+    completionLogprobs: record.completion_logprobs === null ? null : unpackFloat32(record.completion_logprobs),
+    finishReason: record.finish_reason,
+    stopReason: record.stop_reason,
+    samplingParams: JSON.parse(record.sampling_params) as Record<string, unknown>,
+    metadata: JSON.parse(record.metadata) as Record<string, unknown>,
+    usage: parseNullableJson(record.usage) as CallRow['usage'],
+    error: parseNullableJson(record.error) as CallRow['error'],
+    httpStatus: record.http_status,
+    flags: JSON.parse(record.flags) as CallFlag[],
+    policyVersion: record.policy_version,
+    startedAt: record.started_at,
+    endedAt: record.ended_at,
+    timeToFirstTokenMs: record.time_to_first_token_ms,
+    totalMs: record.total_ms,
+  };
+}
+
+/** JSON text for a nullable column: null stays SQL NULL. */
+export function toNullableJson(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+function parseNullableJson(text: string | null): unknown {
+  return text === null ? null : JSON.parse(text);
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { BodyStore } from './body-store.js';
+import { toNullableJson } from './call-record.js';
+import { compressJson, compressText } from './compress-json.js';
+import { packFloat32, packInt32, toLogprobArray, toTokenIdArray } from './pack-tokens.js';
+import type { PromptDelta } from './prompt-delta.js';
+import type { SessionQueries } from './session-queries.js';
+import { StoreError } from './store-error.js';
+import type { BeginCallInput, CallStatus, FinishCallInput } from './types.js';
+
+const FINISHED_STATUSES: ReadonlySet<CallStatus> = new Set(['ok', 'backend_error', 'aborted']);
+
+export interface CallWriter {
+  beginCall(input: BeginCallInput): { callId: string; seq: number };
+  finishCall(callId: string, result: FinishCallInput): void;
+  markInProgressIncomplete(): number;
+}
+
+/**
+ * The write side of calls. Each method is one IMMEDIATE transaction: the write lock is taken before
+ * the first read, so `seq` and the in_progress check cannot race another connection.
+ *
+ * @example
+ * const writer = createCallWriter({ database, sessions, bodies, delta });
+ * const { callId } = writer.beginCall(input);
+ * writer.finishCall(callId, result);
+ */
+export function createCallWriter(options: {
+  database: Database.Database;
+  sessions: SessionQueries;
+  bodies: BodyStore;
+  delta: PromptDelta;
+}): CallWriter {
+  const { database, sessions, bodies, delta } = options;
+  const selectNextSeq = database.prepare<[string], { seq: number }>(
+    `SELECT coalesce(max(seq), 0) + 1 AS seq FROM calls WHERE session_id = ?`,
+  );
+  const insertCall = database.prepare(
+    `INSERT INTO calls (id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
+                        policy_version, sampling_params, metadata, started_at)
+     VALUES (@id, @sessionId, @seq, 'in_progress', @frontDoor, @path, @requestedModel, @backendModel, @stream,
+             @policyVersion, @samplingParams, @metadata, @startedAt)`,
+  );
+  const insertBodies = database.prepare<[string, Buffer, Buffer]>(
+    `INSERT INTO call_bodies (call_id, request_body, backend_request_body) VALUES (?, ?, ?)`,
+  );
+  const selectState = database.prepare<[string], { session_id: string; status: CallStatus }>(
+    `SELECT session_id, status FROM calls WHERE id = ?`,
+  );
+  const updateCall = database.prepare(
+    `UPDATE calls SET status = @status, token_source = @tokenSource, finish_reason = @finishReason,
+            stop_reason = @stopReason, usage = @usage, error = @error, http_status = @httpStatus, flags = @flags,
+            ended_at = @endedAt, time_to_first_token_ms = @timeToFirstTokenMs, total_ms = @totalMs,
+            prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
+            prompt_parent_id = @promptParentId, prompt_prefix_length = @promptPrefixLength, prompt_tail = @promptTail,
+            completion_token_ids = @completionTokenIds, completion_logprobs = @completionLogprobs
+      WHERE id = @id AND status = 'in_progress'`,
+  );
+  const updateBodies = database.prepare<[Buffer | null, Buffer | null, string]>(
+    `UPDATE call_bodies SET response_body = ?, response_stream = ? WHERE call_id = ?`,
+  );
+  const markIncomplete = database.prepare(`UPDATE calls SET status = 'incomplete' WHERE status = 'in_progress'`);
+
+  const begin = database.transaction((callId: string, input: BeginCallInput): number => {
+    sessions.ensure(input.sessionId, {}, input.startedAt);
+    sessions.touch(input.sessionId, input.startedAt);
+    const seq = (selectNextSeq.get(input.sessionId) as { seq: number }).seq;
+    insertCall.run({
+      id: callId,
+      sessionId: input.sessionId,
+      seq,
+      frontDoor: input.frontDoor,
+      path: input.path,
+      requestedModel: input.requestedModel,
+      backendModel: input.backendModel,
+      stream: input.stream ? 1 : 0,
+      policyVersion: input.policyVersion ?? null,
+      samplingParams: JSON.stringify(input.samplingParams),
+      metadata: JSON.stringify(input.metadata),
+      startedAt: input.startedAt,
+    });
+    insertBodies.run(callId, bodies.write(input.requestBody), bodies.write(input.backendRequestBody));
+    return seq;
+  });
+
+  const finish = database.transaction((callId: string, columns: FinishColumns, prompt: Int32Array | null) => {
+    const state = selectState.get(callId);
+    if (state === undefined) throw new StoreError('STORE_CALL_NOT_FOUND', `no call with id ${callId}`);
+    if (state.status !== 'in_progress') {
+      throw new StoreError('STORE_CALL_ALREADY_FINISHED', `call ${callId} is already finished (status ${state.status})`);
+    }
+    const link = prompt === null ? null : delta.encode(state.session_id, prompt);
+    updateCall.run({
+      ...columns.call,
+      id: callId,
+      promptParentId: link?.parentId ?? null,
+      promptPrefixLength: link?.prefixLength ?? null,
+      promptTail: link === null ? null : packInt32(link.tail),
+    });
+    updateBodies.run(columns.responseBody, columns.responseStream, callId);
+  });
+
+  return {
+    beginCall(input) {
+      const callId = randomUUID();
+      return { callId, seq: begin.immediate(callId, input) };
+    },
+    finishCall(callId, result) {
+      // Validation, packing and compression happen before the write lock is taken.
+      const prompt = result.promptTokenIds === null ? null : toTokenIdArray(result.promptTokenIds, 'promptTokenIds');
+      const completion =
+        result.completionTokenIds === null ? null : toTokenIdArray(result.completionTokenIds, 'completionTokenIds');
+      finish.immediate(callId, toFinishColumns(result, prompt, completion), prompt);
+      if (prompt !== null) delta.remember(callId, prompt, completion);
+    },
+    markInProgressIncomplete: () => markIncomplete.run().changes,
+  };
+}
+
+interface FinishColumns {
+  call: Record<string, string | number | Buffer | null>;
+  responseBody: Buffer | null;
+  responseStream: Buffer | null;
+}
+
+function toFinishColumns(result: FinishCallInput, prompt: Int32Array | null, completion: Int32Array | null): FinishColumns {
+  if (!FINISHED_STATUSES.has(result.status)) {
+    throw new StoreError('STORE_INVALID_INPUT', `a call cannot be finished with status ${String(result.status)}`);
+  }
+  const logprobs = result.completionLogprobs === null ? null : toLogprobArray(result.completionLogprobs);
+  return {
+    call: {
+      status: result.status,
+      tokenSource: result.tokenSource,
+      finishReason: result.finishReason,
+      stopReason: result.stopReason,
+      usage: toNullableJson(result.usage),
+      error: toNullableJson(result.error),
+      httpStatus: result.httpStatus,
+      flags: JSON.stringify(result.flags),
+      endedAt: result.endedAt,
+      timeToFirstTokenMs: result.timeToFirstTokenMs,
+      totalMs: result.totalMs,
+      // Ids when recorded (what training uses), else the backend's own count, for cheap session sums.
+      promptTokens: prompt?.length ?? result.usage?.promptTokens ?? null,
+      completionTokens: completion?.length ?? result.usage?.completionTokens ?? null,
+      completionTokenIds: completion === null ? null : packInt32(completion),
+      completionLogprobs: logprobs === null ? null : packFloat32(logprobs),
+    },
+    responseBody: result.responseBody === null || result.responseBody === undefined ? null : compressJson(result.responseBody),
+    responseStream: result.responseStream === null || result.responseStream === undefined ? null : compressText(result.responseStream),
+  };
+}

@@ -1,0 +1,18 @@
+/** The store's public surface: open a store, its contracts, its errors. */
+export { openStore, DEFAULT_BUSY_TIMEOUT_MS } from './open-store.js';
+export { StoreError, isStoreError, STORE_ERROR_CODES, type StoreErrorCode } from './store-error.js';
+export { LATEST_SCHEMA_VERSION } from './migrations/migrations.js';
+export {
+  CALL_STATUSES,
+  type BeginCallInput,
+  type CallBodies,
+  type CallFlag,
+  type CallRow,
+  type CallStatus,
+  type FinishCallInput,
+  type OpenStoreOptions,
+  type SessionRow,
+  type Store,
+  type StoreStats,
+  type TokenSource,
+} from './types.js';

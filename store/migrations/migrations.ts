@@ -1,0 +1,8 @@
+import { initialMigration } from './001-initial.js';
+import type { Migration } from './migration.js';
+
+/** Every migration in order. Append new ones; never edit one that has shipped. */
+export const MIGRATIONS: readonly Migration[] = [initialMigration];
+
+/** The schema version this tokentap writes and reads. */
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

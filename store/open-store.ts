@@ -1,0 +1,118 @@
+import { existsSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { createBodyStore } from './body-store.js';
+import { createCallReader } from './call-reader.js';
+import { createCallWriter, type CallWriter } from './call-writer.js';
+import { applyMigrations, assertSchemaCurrent } from './migrations/apply-migrations.js';
+import { createPromptDelta } from './prompt-delta.js';
+import { SequenceCache } from './sequence-cache.js';
+import { createSessionQueries } from './session-queries.js';
+import { StoreError } from './store-error.js';
+import type { OpenStoreOptions, Store, StoreStats } from './types.js';
+
+/** How long a writer waits for another connection's write lock before SQLITE_BUSY. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+const DEFAULT_LIST_LIMIT = 50;
+
+/**
+ * Opens (creating and migrating when writable) the tokentap database: the only code that touches
+ * the driver. Pragmas: WAL, so readers never block the recorder; synchronous=NORMAL, which in WAL
+ * mode loses nothing on a process kill (a commit is in the WAL file once `commit` returns; only an
+ * OS crash or power cut can drop the last transactions); foreign keys on; a busy timeout.
+ *
+ * @example
+ * const store = openStore({ path: 'tokentap.db' });
+ * store.markInProgressIncomplete();
+ * const { callId } = store.beginCall(input);
+ * store.finishCall(callId, result);
+ * store.close();
+ */
+export function openStore(options: OpenStoreOptions): Store {
+  const readonly = options.readonly === true;
+  const database = openDatabase(options.path, readonly);
+  try {
+    database.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
+    database.pragma('foreign_keys = ON');
+    if (readonly) {
+      assertSchemaCurrent(database);
+    } else {
+      database.pragma('journal_mode = WAL');
+      database.pragma('synchronous = NORMAL');
+      applyMigrations(database);
+    }
+    return createStore(database, options.path, readonly);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+function openDatabase(path: string, readonly: boolean): Database.Database {
+  if (readonly && (isInMemory(path) || !existsSync(path))) {
+    throw new StoreError('STORE_NOT_INITIALIZED', `no database at ${path} to open read-only`);
+  }
+  try {
+    return new Database(path, { readonly, fileMustExist: readonly, timeout: DEFAULT_BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw new StoreError('STORE_OPEN_FAILED', `cannot open the database at ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function createStore(database: Database.Database, path: string, readonly: boolean): Store {
+  const cache = new SequenceCache();
+  const sessions = createSessionQueries(database);
+  const bodies = createBodyStore(database);
+  const delta = createPromptDelta({ database, cache });
+  const reader = createCallReader({ database, bodies, delta });
+  const writer = createCallWriter({ database, sessions, bodies, delta });
+  const countRows = database.prepare<[], { sessions: number; calls: number }>(
+    `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
+  );
+
+  function writable(): CallWriter {
+    if (readonly) throw new StoreError('STORE_READONLY', `the store at ${path} was opened read-only`);
+    return writer;
+  }
+
+  return {
+    ensureSession(sessionId, metadata = {}) {
+      writable();
+      return sessions.ensure(sessionId, metadata, Date.now());
+    },
+    getSession: (sessionId) => sessions.get(sessionId),
+    listSessions: (options = {}) => sessions.list(options.limit ?? DEFAULT_LIST_LIMIT, options.offset ?? 0),
+    beginCall: (input) => writable().beginCall(input),
+    finishCall: (callId, result) => writable().finishCall(callId, result),
+    getCall: (callId) => reader.getCall(callId),
+    getCallBodies: (callId) => reader.getCallBodies(callId),
+    listCalls: (sessionId) => reader.listCalls(sessionId),
+    markInProgressIncomplete: () => writable().markInProgressIncomplete(),
+    stats(): StoreStats {
+      const counts = countRows.get() as { sessions: number; calls: number };
+      return { ...counts, bytesOnDisk: bytesOnDisk(database, path) };
+    },
+    integrityCheck() {
+      const rows = database.pragma('integrity_check') as Array<{ integrity_check: string }>;
+      return rows.map((row) => row.integrity_check).join('\n');
+    },
+    close() {
+      cache.clear();
+      database.close();
+    },
+  };
+}
+
+/** Main file plus WAL (the WAL holds every commit since the last checkpoint). */
+function bytesOnDisk(database: Database.Database, path: string): number {
+  if (isInMemory(path)) {
+    return (database.pragma('page_count', { simple: true }) as number) * (database.pragma('page_size', { simple: true }) as number);
+  }
+  return [path, `${path}-wal`].reduce((total, file) => total + (existsSync(file) ? statSync(file).size : 0), 0);
+}
+
+function isInMemory(path: string): boolean {
+  return path === ':memory:' || path === '';
+}

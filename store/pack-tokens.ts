@@ -1,0 +1,76 @@
+import { StoreError } from './store-error.js';
+
+/**
+ * Token ids and logprobs are stored as packed little-endian bytes (Int32 / Float32), not JSON text:
+ * 4 bytes per token, and the bytes mean the same on every machine that reads the file.
+ */
+
+const IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Copies token ids into a fresh Int32Array, refusing any value an Int32 cannot hold exactly
+ * (a silently wrapped id would train on the wrong token).
+ */
+export function toTokenIdArray(ids: readonly number[] | Int32Array, field: string): Int32Array {
+  if (ids instanceof Int32Array) return ids.slice();
+  for (let index = 0; index < ids.length; index++) {
+    const id = ids[index] as number;
+    if (!Number.isInteger(id) || id < INT32_MIN || id > INT32_MAX) {
+      throw new StoreError('STORE_INVALID_INPUT', `${field}[${index}] = ${String(id)} is not an Int32 token id`);
+    }
+  }
+  return Int32Array.from(ids);
+}
+
+/** Copies logprobs into a Float32Array; Float32 precision is what training reads anyway. */
+export function toLogprobArray(logprobs: readonly number[] | Float32Array): Float32Array {
+  return Float32Array.from(logprobs);
+}
+
+/** Int32 values -> little-endian bytes (a copy). */
+export function packInt32(values: Int32Array): Buffer {
+  return pack(values, (buffer, value, offset) => buffer.writeInt32LE(value, offset));
+}
+
+/** Float32 values -> little-endian bytes (a copy). */
+export function packFloat32(values: Float32Array): Buffer {
+  return pack(values, (buffer, value, offset) => buffer.writeFloatLE(value, offset));
+}
+
+/** Little-endian bytes -> a fresh, aligned Int32Array (a Buffer from the driver may sit at any offset). */
+export function unpackInt32(bytes: Buffer): Int32Array {
+  const values = new Int32Array(elementCount(bytes));
+  unpack(bytes, values, (offset) => bytes.readInt32LE(offset));
+  return values;
+}
+
+/** Little-endian bytes -> a fresh, aligned Float32Array. */
+export function unpackFloat32(bytes: Buffer): Float32Array {
+  const values = new Float32Array(elementCount(bytes));
+  unpack(bytes, values, (offset) => bytes.readFloatLE(offset));
+  return values;
+}
+
+function pack(values: Int32Array | Float32Array, write: (buffer: Buffer, value: number, offset: number) => void): Buffer {
+  if (IS_LITTLE_ENDIAN) return Buffer.from(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  const bytes = Buffer.allocUnsafe(values.length * 4);
+  values.forEach((value, index) => write(bytes, value, index * 4));
+  return bytes;
+}
+
+function unpack(bytes: Buffer, into: Int32Array | Float32Array, read: (offset: number) => number): void {
+  if (IS_LITTLE_ENDIAN) {
+    new Uint8Array(into.buffer).set(bytes);
+    return;
+  }
+  for (let index = 0; index < into.length; index++) into[index] = read(index * 4);
+}
+
+function elementCount(bytes: Buffer): number {
+  if (bytes.byteLength % 4 !== 0) {
+    throw new StoreError('STORE_CORRUPT', `a packed array has ${bytes.byteLength} bytes, not a multiple of 4`);
+  }
+  return bytes.byteLength / 4;
+}
