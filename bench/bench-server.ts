@@ -1,0 +1,45 @@
+/**
+ * Starts one component of a benchmark in its own process and prints `{"url": ...}` on stdout:
+ *   sim                      the simulator in fast mode
+ *   gateway BACKEND DB       tokentap, recording into DB
+ *   pipe BACKEND             a plain Node pipe proxy (the floor: what any proxy costs)
+ */
+import { createServer, request as httpRequest } from 'node:http';
+import { createGateway } from '../gateway/create-gateway.js';
+import { createSimBackend } from '../sim/index.js';
+
+async function startPipeProxy(backend: string): Promise<string> {
+  const target = new URL(backend);
+  const server = createServer((incoming, outgoing) => {
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      (response) => {
+        outgoing.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => outgoing.destroy());
+    incoming.pipe(upstream);
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+async function main(): Promise<void> {
+  const [mode, backend, db] = process.argv.slice(2);
+  let url: string;
+  if (mode === 'sim') {
+    const sim = await createSimBackend({ fast: true, acceptAnyModel: true });
+    url = await sim.listen({ port: 0 });
+  } else if (mode === 'gateway' && backend !== undefined && db !== undefined) {
+    url = await createGateway({ backendUrl: backend, db, port: 0, logLevel: 'silent' }).listen();
+  } else if (mode === 'pipe' && backend !== undefined) {
+    url = await startPipeProxy(backend);
+  } else {
+    throw new Error('usage: bench-server sim | gateway BACKEND DB | pipe BACKEND');
+  }
+  process.stdout.write(JSON.stringify({ url }) + '\n');
+}
+
+void main();

@@ -1,0 +1,32 @@
+/**
+ * tokentap's public library surface. Nothing else is importable (package.json `exports`).
+ *
+ * @example
+ * import { createGateway } from 'tokentap';
+ * const gateway = createGateway({ backendUrl: 'http://127.0.0.1:8000', db: './tokentap.db', port: 4000 });
+ * const url = await gateway.listen(); // OPENAI_BASE_URL=`${url}/s/run-42/v1`
+ */
+export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.js';
+export { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './gateway/config/gateway-config.js';
+export { TokentapError, isTokentapError } from './gateway/errors/tokentap-error.js';
+export { ERROR_CODES, type ErrorCode } from './gateway/errors/error-codes.js';
+export { SseDecoder, type SseEvent } from './gateway/sse/sse-decoder.js';
+export { encodeSseEvent } from './gateway/sse/encode-sse-event.js';
+export {
+  openStore,
+  StoreError,
+  isStoreError,
+  CALL_STATUSES,
+  type Store,
+  type OpenStoreOptions,
+  type CallRow,
+  type CallBodies,
+  type CallStatus,
+  type CallFlag,
+  type SessionRow,
+  type TokenSource,
+  type BeginCallInput,
+  type FinishCallInput,
+  type StoreStats,
+} from './store/index.js';
+export * from './sim/index.js';
