@@ -1,0 +1,102 @@
+import type { DeltaToolCall } from '../reconstruct/parsers/create-hermes-tool-call-stream.js';
+import { createQwen3ChatStreamParser, type ChatStreamDelta } from '../reconstruct/parsers/create-qwen3-chat-stream-parser.js';
+import type { ChatAnswer } from './chat-response-body.js';
+import { chatLogprobsContent } from './format-logprobs.js';
+import { setReasoning, setTokenIds, usageInfo } from './response-fields.js';
+import type { StreamEvent } from './write-response.js';
+
+export interface ChatStreamInput extends ChatAnswer {
+  includeUsage: boolean;
+  continuousUsage: boolean;
+  /** run the Hermes tool parser on the stream */
+  parseToolCalls: boolean;
+  namedToolChoice: boolean;
+  /** no `<think>` and no tools: every token is plain content, no parser needed (fast path) */
+  contentOnly: boolean;
+  /** old vLLM: tokens the parser swallowed are never sent (see SimBackendOptions.dropStreamedToolCallIds) */
+  dropSwallowed: boolean;
+}
+
+/**
+ * The chunks of a streamed chat completion, exactly as vLLM's `chat_completion_stream_generator` sends them
+ * (each dumped with `exclude_unset`): the role chunk with the top-level `prompt_token_ids`; one chunk per
+ * token with `delta.content`, `delta.reasoning` or `delta.tool_calls`, its `token_ids` and `logprobs`; a
+ * token the parsers swallow still gets an empty-delta chunk when token ids or logprobs were asked (PR
+ * #29074); the last token's chunk carries `finish_reason`, `stop_reason` and, for the end-of-turn token,
+ * `delta: {"content": ""}`; then the usage chunk (`include_usage`) and `[DONE]`.
+ *
+ * @example
+ * await writeEventStream(exchange, chatStreamEvents(input), options);
+ */
+export function* chatStreamEvents(input: ChatStreamInput): Generator<StreamEvent> {
+  const { plan } = input.generation;
+  const promptTokens = input.promptTokenIds.length;
+  yield { data: JSON.stringify(roleChunk(input)), tokens: 0 };
+  const parser = input.contentOnly ? null : createQwen3ChatStreamParser({ parseToolCalls: input.parseToolCalls });
+  const sendEmpty = input.returnTokenIds || input.logprobs !== null;
+  let waiting = 0;
+  let wrongIdsPending = input.wrongTokenIds;
+  for (let position = 0; position < plan.tokenIds.length; position++) {
+    const text = plan.tokenTexts[position] ?? '';
+    const delta = parser === null ? (text === '' ? null : { content: text }) : parser.push(text);
+    const last = position === plan.tokenIds.length - 1;
+    waiting++;
+    if (delta === null && !last && (input.dropSwallowed || !sendEmpty)) continue;
+    const id = plan.tokenIds[position] ?? 0;
+    const choice: Record<string, unknown> = {
+      index: 0,
+      delta: deltaObject(delta ?? (last ? { content: '' } : {}), input),
+      logprobs: input.logprobs === null ? null : { content: chatLogprobsContent(input.logprobs, [id], position) },
+      finish_reason: last ? streamFinishReason(input, parser?.toolCallsStreamed ?? false) : null,
+    };
+    if (last) choice.stop_reason = plan.stopReason;
+    setTokenIds(choice, 'token_ids', wrongIdsPending ? [id, id] : [id], { requested: input.returnTokenIds, unrequested: input.unrequestedTokenIds });
+    if (input.returnTokenIds) wrongIdsPending = false;
+    const chunk = chunkHead(input, [choice]);
+    if (input.continuousUsage) chunk.usage = usageInfo(promptTokens, position + 1, { withDetails: false });
+    yield { data: JSON.stringify(chunk), tokens: waiting };
+    waiting = 0;
+  }
+  if (input.includeUsage) {
+    const usageChunk = chunkHead(input, []);
+    usageChunk.usage = usageInfo(promptTokens, plan.tokenIds.length, { withDetails: false });
+    yield { data: JSON.stringify(usageChunk), tokens: 0 };
+  }
+  yield { data: '[DONE]', tokens: 0 };
+}
+
+function chunkHead(input: ChatStreamInput, choices: unknown[]): Record<string, unknown> {
+  return { id: input.requestId, object: 'chat.completion.chunk', created: input.created, model: input.model, choices };
+}
+
+function roleChunk(input: ChatStreamInput): Record<string, unknown> {
+  const chunk = chunkHead(input, [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
+  if (input.continuousUsage) chunk.usage = usageInfo(input.promptTokenIds.length, 0, { withDetails: false });
+  // vLLM returns prompt_token_ids at the first chunk only
+  setTokenIds(chunk, 'prompt_token_ids', input.promptTokenIds, { requested: input.returnTokenIds, unrequested: input.unrequestedTokenIds });
+  return chunk;
+}
+
+function deltaObject(delta: ChatStreamDelta, input: ChatStreamInput): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  if (delta.content !== undefined) result.content = delta.content;
+  if (delta.reasoning !== undefined) setReasoning(result, input.reasoningField, delta.reasoning);
+  if (delta.toolCalls !== undefined) result.tool_calls = delta.toolCalls.map(toolCallObject);
+  return result;
+}
+
+function toolCallObject(call: DeltaToolCall): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  if (call.id !== undefined) result.id = call.id;
+  if (call.type !== undefined) result.type = call.type;
+  result.index = call.index;
+  result.function = call.function;
+  return result;
+}
+
+// vLLM: "tool_calls" when the stream carried tool calls for auto/required tool_choice, "stop" for a named one
+function streamFinishReason(input: ChatStreamInput, toolCallsStreamed: boolean): string {
+  const finish = input.generation.plan.finishReason;
+  if (input.contentOnly) return finish;
+  return toolCallsStreamed && !input.namedToolChoice && finish === 'stop' ? 'tool_calls' : finish;
+}

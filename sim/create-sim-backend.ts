@@ -1,0 +1,120 @@
+import { EventEmitter } from 'node:events';
+import fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { registerChatCompletions } from './handle-chat-completion.js';
+import { registerCompletions } from './handle-completion.js';
+import { registerServiceRoutes } from './service-routes.js';
+import type { SimContext } from './sim-context.js';
+import { simFaultSchema } from './sim-fault.js';
+import type { SimGenerationRecord } from './sim-generation-record.js';
+import { DEFAULT_MAX_MODEL_LEN, DEFAULT_MODEL_NAME, type SimBackendOptions } from './sim-options.js';
+import { createScriptBook, parseSimScript, type SimScript } from './sim-script.js';
+import { VllmError, vllmErrorBody } from './vllm-error.js';
+
+export type SimEventName = 'cancel' | 'generation';
+
+/** A running simulated vLLM server. */
+export interface SimBackend {
+  /** the fastify instance (use `app.inject()` in tests that need no socket) */
+  app: FastifyInstance;
+  /** listens (default 127.0.0.1:0); resolves to the base URL, e.g. `http://127.0.0.1:41234` */
+  listen(options?: { port?: number; host?: string }): Promise<string>;
+  /** closes every connection, stalled ones included */
+  close(): Promise<void>;
+  /** one record per generation request, in arrival order */
+  readonly log: SimGenerationRecord[];
+  /** replaces the script (use counts start over); null removes it */
+  setScript(script: SimScript | null): void;
+  /** `generation`: a record was appended; `cancel`: a client closed its connection before the answer ended */
+  on(event: SimEventName, listener: (record: SimGenerationRecord) => void): SimBackend;
+}
+
+/**
+ * Builds the simulated vLLM backend: vLLM's OpenAI-compatible routes over the real Qwen3 tokenizer and
+ * chat template, answering from a script or a seeded random policy, with faults on demand. The tokenizer is
+ * loaded here (about a second, once per process) unless `fast` is set.
+ *
+ * @example
+ * const sim = await createSimBackend({ script: { replies: [{ content: 'Hi!' }] } });
+ * const baseUrl = await sim.listen(); // point an OpenAI client at `${baseUrl}/v1`
+ * await sim.close();
+ */
+export async function createSimBackend(options: SimBackendOptions = {}): Promise<SimBackend> {
+  const context = createContext(options);
+  if (!context.fast) await context.tokenizer();
+  const logger = options.logger ?? false;
+  const app = fastify({
+    ...(typeof logger === 'boolean' ? { logger } : { loggerInstance: logger }),
+    bodyLimit: 64 * 1024 * 1024,
+    forceCloseConnections: true,
+  });
+  setErrorHandlers(app, context);
+  registerChatCompletions(app, context);
+  registerCompletions(app, context);
+  registerServiceRoutes(app, context);
+  const backend: SimBackend = {
+    app,
+    log: context.log,
+    async listen(listenOptions = {}) {
+      const address = await app.listen({ port: listenOptions.port ?? 0, host: listenOptions.host ?? '127.0.0.1' });
+      return address.replace('://[::1]', '://localhost');
+    },
+    async close() {
+      context.closing = true;
+      await app.close();
+    },
+    setScript(script) {
+      context.script = script === null ? null : createScriptBook(parseSimScript(script));
+    },
+    on(event, listener) {
+      context.events.on(event, listener);
+      return backend;
+    },
+  };
+  return backend;
+}
+
+function createContext(options: SimBackendOptions): SimContext {
+  const tokenizerDir = options.tokenizerDir ?? qwen3TokenizerDir();
+  let loaded: HfTokenizer | null = null;
+  const tokensPerSecond = options.tokensPerSecond ?? 0;
+  return {
+    modelName: options.modelName ?? DEFAULT_MODEL_NAME,
+    acceptAnyModel: options.acceptAnyModel ?? false,
+    seed: options.seed ?? 0,
+    fast: options.fast ?? false,
+    reasoningField: options.reasoningField ?? 'reasoning',
+    errorShape: options.errorShape ?? 'nested',
+    dropStreamedToolCallIds: options.dropStreamedToolCallIds ?? false,
+    unrequestedTokenIds: options.unrequestedTokenIds ?? 'null',
+    tokenIntervalMs: tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0,
+    maxModelLen: options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN,
+    fault: options.fault === undefined ? null : simFaultSchema.parse(options.fault),
+    async tokenizer() {
+      loaded ??= await loadHfTokenizer(tokenizerDir);
+      return loaded;
+    },
+    loadedTokenizer: () => loaded,
+    script: options.script === undefined ? null : createScriptBook(parseSimScript(options.script)),
+    log: [],
+    events: new EventEmitter(),
+    requestCount: 0,
+    closing: false,
+  };
+}
+
+/** Errors become vLLM-shaped responses here and nowhere else; unknown routes get FastAPI's 404 body. */
+function setErrorHandlers(app: FastifyInstance, context: SimContext): void {
+  app.setErrorHandler((error: FastifyError | VllmError, request, reply) => {
+    let vllmError: VllmError;
+    if (error instanceof VllmError) vllmError = error;
+    // fastify's own 4xx (bad JSON, wrong content type, body too large): vLLM answers those 400
+    else if (typeof error.statusCode === 'number' && error.statusCode < 500) vllmError = new VllmError(400, error.message);
+    else {
+      request.log.error({ err: error }, 'simulator failure');
+      vllmError = new VllmError(500, error.message);
+    }
+    return reply.code(vllmError.status).type('application/json').send(JSON.stringify(vllmErrorBody(vllmError, context.errorShape)));
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send('{"detail":"Not Found"}'));
+}

@@ -1,0 +1,130 @@
+import { createIncrementalDetokenizer } from '../reconstruct/tokenizer/create-incremental-detokenizer.js';
+import type { HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
+import { planCompletion, type CompletionPlan } from './plan-completion.js';
+import { renderReplyText, type SimReply } from './render-reply-text.js';
+import { appendRecord, type SimContext } from './sim-context.js';
+import type { ResolvedSimFault } from './sim-fault.js';
+import type { SimGenerationRecord } from './sim-generation-record.js';
+import type { RequestFacts } from './sim-script.js';
+import { sampledLogprobs } from './seeded-logprobs.js';
+import { VllmError } from './vllm-error.js';
+
+/** Who answers a request: a script entry, the seeded policy, or (fast mode) a canned reply. */
+export interface ReplyDecision {
+  fault: ResolvedSimFault | null;
+  scriptEntry: number | null;
+  /** null: fast mode's canned reply */
+  reply: SimReply | null;
+}
+
+/**
+ * Takes the first matching script entry (its fault, else the `fault` option, applies). An entry with only a
+ * fault still needs words to stream, so the policy (or a canned reply) provides them.
+ *
+ * @example
+ * const decision = decideReply(context, facts, () => seededPolicyReply(policyInput));
+ */
+export function decideReply(context: SimContext, facts: RequestFacts, policy: () => SimReply): ReplyDecision {
+  const picked = context.script?.take(facts) ?? null;
+  if (picked === null && context.script?.otherwise === 'error') {
+    throw new VllmError(500, `No script entry matches this ${facts.endpoint} request (last user message: ${JSON.stringify(facts.lastUserText)}).`);
+  }
+  const entry = picked?.entry;
+  const hasWords = entry !== undefined && [entry.text, entry.reasoning, entry.content, entry.toolCalls].some((field) => field !== undefined);
+  let reply: SimReply | null;
+  if (hasWords) reply = entry;
+  else reply = context.fast ? null : policy();
+  return { fault: entry?.fault ?? context.fault, scriptEntry: picked?.index ?? null, reply };
+}
+
+export interface GenerationSettings {
+  thinking: boolean;
+  maxTokens: number;
+  stop: readonly string[];
+  stopTokenIds: readonly number[];
+  /** seeds the logprobs together with the run's seed */
+  promptHash: number;
+}
+
+export interface Generation {
+  plan: CompletionPlan;
+  /** sampled logprob per completion position */
+  logprobs: number[];
+  /** the streamed text joined */
+  text: string;
+}
+
+/**
+ * Turns the decided reply into completion ids (model text, then the end-of-turn token unless the reply was
+ * cut) and applies the request's stop conditions and max_tokens.
+ *
+ * @example
+ * const generation = await generateCompletion(context, decision, settings);
+ */
+export async function generateCompletion(context: SimContext, decision: ReplyDecision, settings: GenerationSettings): Promise<Generation> {
+  const reply = decision.reply === null ? cannedTokens(context) : await replyTokens(context, decision.reply, settings.thinking);
+  const plan = planCompletion({ ...reply, maxTokens: settings.maxTokens, stop: settings.stop, stopTokenIds: settings.stopTokenIds });
+  return {
+    plan,
+    logprobs: sampledLogprobs({ seed: context.seed, promptHash: settings.promptHash }, plan.tokenIds),
+    text: plan.tokenTexts.join(''),
+  };
+}
+
+interface ReplyTokens {
+  tokenIds: readonly number[];
+  tokenTexts: readonly string[];
+  endsTurn: boolean;
+}
+
+const cannedWithEnd = CANNED_REPLIES.map((canned) => ({
+  tokenIds: [...canned.tokenIds, QWEN_IM_END_ID],
+  tokenTexts: [...canned.tokenTexts, ''],
+  endsTurn: true,
+}));
+
+function cannedTokens(context: SimContext): ReplyTokens {
+  return cannedWithEnd[context.requestCount % cannedWithEnd.length] ?? cannedWithEnd[0]!;
+}
+
+// fast mode tokenizes each script entry once; the seeded policy's replies are unique and never cached
+const tokenizedEntries = new WeakMap<object, Map<boolean, ReplyTokens>>();
+
+async function replyTokens(context: SimContext, reply: SimReply, thinking: boolean): Promise<ReplyTokens> {
+  const cached = context.fast ? tokenizedEntries.get(reply)?.get(thinking) : undefined;
+  if (cached !== undefined) return cached;
+  const tokens = tokenizeReply(await context.tokenizer(), reply, thinking);
+  if (context.fast) {
+    const byThinking = tokenizedEntries.get(reply) ?? new Map<boolean, ReplyTokens>();
+    byThinking.set(thinking, tokens);
+    tokenizedEntries.set(reply, byThinking);
+  }
+  return tokens;
+}
+
+function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean): ReplyTokens {
+  const tokenIds = tokenizer.encode(renderReplyText(reply, { thinking }));
+  // vLLM skips special tokens in output text (`skip_special_tokens: true`)
+  const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: true });
+  const tokenTexts = tokenIds.map((id) => detokenizer.push(id));
+  if (tokenTexts.length > 0) tokenTexts[tokenTexts.length - 1] += detokenizer.flush();
+  const endsTurn = reply.finishReason !== 'length';
+  if (endsTurn) {
+    tokenIds.push(tokenizer.eosTokenId ?? QWEN_IM_END_ID);
+    tokenTexts.push('');
+  }
+  return { tokenIds, tokenTexts, endsTurn };
+}
+
+/**
+ * Records a request answered by a fault that happens before any generation (refuse, http-error, stall).
+ *
+ * @example
+ * recordEarlyFault(context, record, fault, 429);
+ */
+export function recordEarlyFault(context: SimContext, record: SimGenerationRecord, fault: ResolvedSimFault, status: number): void {
+  record.fault = fault;
+  record.status = status;
+  appendRecord(context, record);
+}

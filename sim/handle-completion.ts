@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { actEarlyFault } from './act-early-fault.js';
+import { completionResponseBody, completionStreamEvents, type CompletionAnswer } from './completion-answer.js';
+import { decideReply, generateCompletion, type Generation } from './generate-completion.js';
+import { completionRequestSchema, readGenerationRequest, usageOptions, type CompletionRequest } from './read-generation-request.js';
+import { bodyBytes, checkModel, fastPromptIds, promptHash, resolveMaxTokens } from './request-basics.js';
+import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.js';
+import { seededPolicyReply } from './seeded-policy.js';
+import { createSeededRandom, hashNumbers } from './seeded-random.js';
+import type { SimContext } from './sim-context.js';
+import type { SimGenerationRecord } from './sim-generation-record.js';
+import { VllmError } from './vllm-error.js';
+
+/** vLLM's CompletionRequest default `max_tokens` (an explicit null means "the rest of the context"). */
+const DEFAULT_COMPLETION_MAX_TOKENS = 16;
+
+/**
+ * `POST /v1/completions`: a text or token-id prompt, no chat template and no reasoning or tool parsing
+ * (vLLM runs neither on completions); token ids and the prompt's ids come back inside the choice.
+ *
+ * @example
+ * registerCompletions(app, context);
+ */
+export function registerCompletions(app: FastifyInstance, context: SimContext): void {
+  app.post('/v1/completions', (request, reply) =>
+    runWithRecord(context, request, 'completions', (record) => completion(context, request, reply, record)).then(() => reply),
+  );
+}
+
+async function completion(context: SimContext, request: FastifyRequest, reply: FastifyReply, record: SimGenerationRecord): Promise<void> {
+  const body = readGenerationRequest(completionRequestSchema, request.body);
+  checkModel(context, body.model);
+  await readPrompt(context, record, body, bodyBytes(request));
+  const requested = body.max_tokens === undefined ? DEFAULT_COMPLETION_MAX_TOKENS : body.max_tokens;
+  const maxTokens = resolveMaxTokens(context, record.promptTokenIds.length, requested);
+  const hash = promptHash(record.promptTokenIds);
+  const random = createSeededRandom(hashNumbers([context.seed, hash]));
+  const facts = {
+    endpoint: 'completions' as const,
+    stream: body.stream === true,
+    model: body.model ?? null,
+    hasTools: false,
+    lastUserText: null,
+    lastToolResultText: null,
+    promptTexts: record.promptText === null ? [] : [record.promptText],
+  };
+  const decision = decideReply(context, facts, () => seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }));
+  record.scriptEntry = decision.scriptEntry;
+  if (actEarlyFault(context, record, decision.fault, reply)) return;
+  const generation = await generateCompletion(context, decision, {
+    thinking: false,
+    maxTokens,
+    stop: typeof body.stop === 'string' ? [body.stop] : (body.stop ?? []),
+    stopTokenIds: body.stop_token_ids ?? [],
+    promptHash: hash,
+  });
+  const answer = completionAnswer(context, record, body, generation, hash);
+  answer.wrongTokenIds = decision.fault?.kind === 'wrong-token-ids';
+  Object.assign(record, {
+    completionTokenIds: [...generation.plan.tokenIds],
+    logprobs: generation.logprobs,
+    finishReason: generation.plan.finishReason,
+    stopReason: generation.plan.stopReason,
+    text: generation.text,
+  });
+  if (decision.fault !== null) record.fault = decision.fault;
+  await respondWithGeneration(context, record, reply, decision.fault, generation, {
+    stream: body.stream === true,
+    body: () => completionResponseBody(answer),
+    events: () => completionStreamEvents(answer),
+  });
+}
+
+/** One prompt only: a string, a list of ids, or a one-element list of either. */
+async function readPrompt(context: SimContext, record: SimGenerationRecord, body: CompletionRequest, bytes: number): Promise<void> {
+  let prompt: unknown = body.prompt;
+  if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] !== 'number') prompt = prompt[0];
+  if (typeof prompt === 'string') {
+    if (prompt === '') throw new VllmError(400, 'Either prompt or prompt_embeds must be provided and non-empty.', { param: 'prompt' });
+    record.promptText = prompt;
+    record.promptTokenIds = context.fast ? fastPromptIds(bytes) : (await context.tokenizer()).encode(prompt);
+    return;
+  }
+  if (Array.isArray(prompt) && prompt.every((id) => typeof id === 'number')) {
+    if (prompt.length === 0) throw new VllmError(400, 'Either prompt or prompt_embeds must be provided and non-empty.', { param: 'prompt' });
+    record.promptTokenIds = prompt as number[];
+    return;
+  }
+  throw new VllmError(400, 'The tokentap simulator takes one prompt per request (a string or a list of token ids).', { param: 'prompt' });
+}
+
+function completionAnswer(context: SimContext, record: SimGenerationRecord, body: CompletionRequest, generation: Generation, hash: number): CompletionAnswer {
+  const logprobs = body.logprobs;
+  return {
+    requestId: record.requestId,
+    created: Math.floor(Date.now() / 1000),
+    model: context.modelName,
+    promptTokenIds: record.promptTokenIds,
+    generation,
+    logprobs:
+      logprobs === undefined || logprobs === null
+        ? null
+        : {
+            source: { seed: context.seed, promptHash: hash },
+            logprobs: generation.logprobs,
+            topLogprobs: logprobs === -1 ? 20 : logprobs,
+            decodeToken: decodeTokenFor(context),
+          },
+    returnTokenIds: body.return_token_ids === true,
+    unrequestedTokenIds: context.unrequestedTokenIds,
+    wrongTokenIds: false,
+    ...usageOptions(body),
+  };
+}

@@ -1,0 +1,48 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { SimFault } from './sim-fault.js';
+import type { SimScript } from './sim-script.js';
+import type { ErrorShape } from './vllm-error.js';
+
+/** Which field carries reasoning: `reasoning` (vLLM ≥ PR #27752), `reasoning_content` (older), or both. */
+export type ReasoningField = 'reasoning' | 'reasoning_content' | 'both';
+
+export interface SimBackendOptions {
+  /** the served model name; requests naming another model get vLLM's 404. Default `Qwen/Qwen3-8B` */
+  modelName?: string;
+  /** answer requests for any model name instead of 404 (the response still names `modelName`) */
+  acceptAnyModel?: boolean;
+  /** a Hugging Face model folder with tokenizer.json + tokenizer_config.json. Default: the bundled Qwen3 one */
+  tokenizerDir?: string;
+  /** scripted replies and faults; without one (or when none matches) the seeded policy answers */
+  script?: SimScript;
+  /** seeds the random policy and the logprobs. Default 0 */
+  seed?: number;
+  /** benchmark mode: no template or tokenizer per request, canned pre-tokenized replies */
+  fast?: boolean;
+  reasoningField?: ReasoningField;
+  /** error body shape. Default `nested` (vLLM ≥ 0.10.1) */
+  errorShape?: ErrorShape;
+  /**
+   * Old vLLM (before PR #29074): streamed tokens the tool/reasoning parser swallowed were never sent, so the
+   * joined `token_ids` come out shorter than `usage.completion_tokens`.
+   */
+  dropStreamedToolCallIds?: boolean;
+  /**
+   * What token-id fields look like when `return_token_ids` was not asked: `null` (vLLM ≥ 0.10.2 sets them
+   * explicitly, so they serialize as null) or `absent` (older vLLM, before the fields existed). Default `null`.
+   */
+  unrequestedTokenIds?: 'null' | 'absent';
+  /** paces streams (and delays non-streamed answers) to this many tokens per second. Default unpaced */
+  tokensPerSecond?: number;
+  /** context window (prompt + completion). Default 40960 (Qwen3-8B) */
+  maxModelLen?: number;
+  /** a fault acted out on every generation request (script entries' own faults win) */
+  fault?: SimFault;
+  /** fastify logger options or instance. Default: no logging */
+  logger?: boolean | FastifyBaseLogger;
+}
+
+export const DEFAULT_MODEL_NAME = 'Qwen/Qwen3-8B';
+export const DEFAULT_MAX_MODEL_LEN = 40960;
+/** vLLM's default `--max-logprobs` */
+export const MAX_LOGPROBS = 20;
