@@ -97,6 +97,7 @@ function createContext(options: SimBackendOptions): SimContext {
     loadedTokenizer: () => loaded,
     script: options.script === undefined ? null : createScriptBook(parseSimScript(options.script)),
     log: [],
+    logLimit: options.logLimit ?? (options.fast === true ? 1000 : Number.POSITIVE_INFINITY),
     events: new EventEmitter(),
     requestCount: 0,
     closing: false,

@@ -85,7 +85,8 @@ const cannedWithEnd = CANNED_REPLIES.map((canned) => ({
 }));
 
 function cannedTokens(context: SimContext): ReplyTokens {
-  return cannedWithEnd[context.requestCount % cannedWithEnd.length] ?? cannedWithEnd[0]!;
+  // requestCount already counts this request: the first one gets the first reply
+  return cannedWithEnd[(context.requestCount - 1) % cannedWithEnd.length] ?? cannedWithEnd[0]!;
 }
 
 // fast mode tokenizes each script entry once; the seeded policy's replies are unique and never cached

@@ -37,7 +37,8 @@ async function chatCompletion(context: SimContext, request: FastifyRequest, repl
     [record.promptTokenIds, record.promptText] = [prompt.tokenIds, prompt.text];
   }
   const maxTokens = resolveMaxTokens(context, record.promptTokenIds.length, body.max_completion_tokens ?? body.max_tokens);
-  const hash = promptHash(record.promptTokenIds);
+  // fast mode seeds from the body size: hashing a long stand-in prompt would cost more than the request
+  const hash = context.fast ? hashNumbers([bodyBytes(request)]) : promptHash(record.promptTokenIds);
   const random = createSeededRandom(hashNumbers([context.seed, hash]));
   const decision = decideReply(context, chatFacts(body, settings), () =>
     seededPolicyReply({ random, thinking: settings.thinking, tools: settings.tools, toolChoice: body.tool_choice }),

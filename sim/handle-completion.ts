@@ -33,7 +33,8 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   await readPrompt(context, record, body, bodyBytes(request));
   const requested = body.max_tokens === undefined ? DEFAULT_COMPLETION_MAX_TOKENS : body.max_tokens;
   const maxTokens = resolveMaxTokens(context, record.promptTokenIds.length, requested);
-  const hash = promptHash(record.promptTokenIds);
+  // fast mode seeds from the body size: hashing a long stand-in prompt would cost more than the request
+  const hash = context.fast ? hashNumbers([bodyBytes(request)]) : promptHash(record.promptTokenIds);
   const random = createSeededRandom(hashNumbers([context.seed, hash]));
   const facts = {
     endpoint: 'completions' as const,

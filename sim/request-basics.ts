@@ -48,18 +48,19 @@ export function resolveMaxTokens(context: SimContext, promptTokens: number, requ
   return maxTokens;
 }
 
+const fastPromptBase: number[] = [];
+
 /**
  * Fast mode's stand-in for a tokenized prompt: one id per 4 body bytes, cheap and deterministic, so usage
- * and `prompt_token_ids` still grow with the conversation.
+ * and `prompt_token_ids` still grow with the conversation. The ids are a prefix of one shared sequence.
  *
  * @example
  * fastPromptIds(4000).length; // 1000
  */
 export function fastPromptIds(bodyBytes: number): number[] {
   const count = Math.max(1, Math.floor(bodyBytes / 4));
-  const ids = new Array<number>(count);
-  for (let index = 0; index < count; index++) ids[index] = 1000 + ((index * 7919 + bodyBytes) % 100000);
-  return ids;
+  for (let index = fastPromptBase.length; index < count; index++) fastPromptBase.push(1000 + ((index * 7919) % 100000));
+  return fastPromptBase.slice(0, count);
 }
 
 /** @example bodyBytes(request) // the Content-Length, 0 when chunked */

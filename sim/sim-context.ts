@@ -26,6 +26,8 @@ export interface SimContext {
   loadedTokenizer(): HfTokenizer | null;
   script: ScriptBook | null;
   readonly log: SimGenerationRecord[];
+  /** the log keeps at most this many records */
+  readonly logLimit: number;
   readonly events: EventEmitter;
   /** counts requests, to rotate fast mode's canned replies */
   requestCount: number;
@@ -44,6 +46,7 @@ const recorded = new WeakSet<SimGenerationRecord>();
 export function appendRecord(context: SimContext, record: SimGenerationRecord): void {
   recorded.add(record);
   context.log.push(record);
+  if (context.log.length > context.logLimit) context.log.splice(0, context.log.length - context.logLimit);
   context.events.emit('generation', record);
 }
 

@@ -38,6 +38,8 @@ export interface SimBackendOptions {
   maxModelLen?: number;
   /** a fault acted out on every generation request (script entries' own faults win) */
   fault?: SimFault;
+  /** keep at most this many records in `log`, dropping the oldest. Default: all, 1000 in fast mode */
+  logLimit?: number;
   /** fastify logger options or instance. Default: no logging */
   logger?: boolean | FastifyBaseLogger;
 }

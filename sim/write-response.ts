@@ -63,8 +63,11 @@ function frameEvent(event: StreamEvent, tokenEvents: number, fault: ResolvedSimF
   if (event.tokens > 0 && fault?.kind === 'malformed-json' && tokenEvents === fault.afterTokens) {
     return `data: ${event.data.slice(0, Math.floor(event.data.length / 2))}\n\n`;
   }
-  if (fault?.kind === 'malformed-sse' && tokenEvents >= fault.afterTokens) {
-    return tokenEvents === fault.afterTokens && event.tokens > 0 ? `this line has no field\ndata: ${event.data}\n` : `data: ${event.data}\n`;
+  if (fault?.kind === 'malformed-sse') {
+    // from the Nth token event on (the role chunk before it stays well-formed)
+    const first = event.tokens > 0 && tokenEvents === fault.afterTokens;
+    if (first) return `this line has no field\ndata: ${event.data}\n`;
+    if (tokenEvents > fault.afterTokens) return `data: ${event.data}\n`;
   }
   return `data: ${event.data}\n\n`;
 }

@@ -15,7 +15,8 @@ export interface Qwen3ReasoningStream {
 /**
  * The streaming half of vLLM's `qwen3` reasoning parser, consistent with `splitQwen3Reasoning`: the
  * `<think>` and `</think>` tokens themselves yield nothing, text between them is reasoning, text after is
- * content, and text of a completion that never opened `<think>` is content.
+ * content, and text of a completion that never opened `<think>` is content. Like vLLM's parser (which looks
+ * for the tag token ids) it expects each tag whole inside one delta: both are single tokens in Qwen3's vocabulary.
  *
  * @example
  * const stream = createQwen3ReasoningStream();
