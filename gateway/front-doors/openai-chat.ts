@@ -78,7 +78,7 @@ async function handleChat(request: FastifyRequest<{ Params: RouteParams }>, repl
     context.recorder.finishQuietly(callId, finishInput({ status, timing, httpStatus: null, error: failure }));
     throw failure;
   }
-  if (response.statusCode >= 400) return relayBackendError(response, { context, callId, timing, clientGone });
+  if (response.statusCode >= 400) return relayBackendError(reply, response, { context, callId, timing, clientGone });
   if (body.stream === true && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
     return relayChatStream({ reply, response, asked, callId, recorder: context.recorder, timing, clientGone });
   }
@@ -92,8 +92,11 @@ interface CallScope {
   clientGone: () => boolean;
 }
 
-async function relayBackendError(response: BackendResponse, scope: CallScope): Promise<never> {
+async function relayBackendError(reply: FastifyReply, response: BackendResponse, scope: CallScope): Promise<never> {
   const { text, json } = await readBackendBody(response);
+  // a backend's back-off hint reaches the harness: OpenAI clients honour Retry-After when they retry
+  const retryAfter = response.headers['retry-after'];
+  if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
   const backendBody = json ?? text;
   const normalized = normalizeBackendErrorBody(backendBody, response.statusCode);
   const error = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, cause: normalized });

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import { createGateway, type Gateway } from '../../gateway/create-gateway.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { agentLightningStream, readCapture, sseDataLines } from './backends/vllm-captures.js';
+
+/** A backend that answers every chat request with one recorded vLLM stream, byte for byte. */
+async function startReplayBackend(sse: string): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      // a few writes of uneven size, so event boundaries fall inside chunks
+      for (let start = 0; start < sse.length; start += 997) response.write(sse.slice(start, start + 997));
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+}
+
+let cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+async function gatewayInFrontOf(sse: string): Promise<{ gateway: Gateway; url: string }> {
+  const backend = await startReplayBackend(sse);
+  cleanup.push(() => new Promise((resolve) => backend.server.close(resolve)));
+  const temp = makeTempDir();
+  cleanup.push(() => temp.remove());
+  const gateway = createGateway({ backendUrl: backend.url, db: temp.file('t.db'), port: 0, logLevel: 'silent' });
+  cleanup.push(() => gateway.close());
+  return { gateway, url: await gateway.listen() };
+}
+
+async function streamChat(url: string, session: string): Promise<string[]> {
+  const response = await fetch(`${url}/s/${session}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+  });
+  expect(response.status).toBe(200);
+  return sseDataLines(await response.text());
+}
+
+describe('real vLLM streams replayed through the gateway', () => {
+  it('records the Agent Lightning stream exactly (63 prompt ids, 200 completion ids) and hides the ids from the harness', async () => {
+    const { chunks } = agentLightningStream();
+    const { gateway, url } = await gatewayInFrontOf(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n');
+    const data = await streamChat(url, 'al');
+    expect(data.at(-1)).toBe('[DONE]');
+    expect(data).toHaveLength(202);
+    expect(data.some((line) => line.includes('token_ids'))).toBe(false);
+    const call = gateway.store.listCalls('al')[0];
+    expect(call?.status).toBe('ok');
+    expect(Array.from(call?.promptTokenIds ?? [])).toEqual(chunks[0]?.prompt_token_ids);
+    const expected = chunks.flatMap((chunk) => ((chunk.choices as Array<{ token_ids?: number[] }>)[0]?.token_ids ?? []));
+    expect(Array.from(call?.completionTokenIds ?? [])).toEqual(expected);
+    expect(expected).toHaveLength(200);
+    // the capture asked for no logprobs: none recorded, and the call says which ids it has
+    expect(call?.completionLogprobs).toBeNull();
+    expect(call?.flags).toEqual([]);
+  });
+
+  it('records a stream without token ids as token_source none, with the content assembled', async () => {
+    const { gateway, url } = await gatewayInFrontOf(readCapture('vllm-chat-stream-toolcalls-reasoning-cloudflare-qwen3-trimmed.sse'));
+    const data = await streamChat(url, 'cf');
+    expect(data.at(-1)).toBe('[DONE]');
+    const call = gateway.store.listCalls('cf')[0];
+    expect(call).toMatchObject({ status: 'ok', tokenSource: 'none', promptTokenIds: null, completionTokenIds: null, finishReason: 'tool_calls' });
+    const bodies = gateway.store.getCallBodies(call?.id ?? '');
+    expect(JSON.stringify(bodies?.responseBody)).toContain('add_todo');
+    expect(bodies?.responseStream).toContain('TRIMMED BY RESEARCHER');
+  });
+});
