@@ -1,8 +1,4 @@
 #!/usr/bin/env node
-import { runServe, SERVE_HELP } from './commands/serve.js';
-import { runSessions, SESSIONS_HELP } from './commands/sessions.js';
-import { runShow, SHOW_HELP } from './commands/show.js';
-import { runSimBackend } from '../sim/cli.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: tokentap <command> [options]
@@ -17,11 +13,12 @@ Run tokentap <command> --help for a command's options.
 Exit codes: 0 success, 1 failure, 2 bad usage or configuration.
 `;
 
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
-  serve: (args) => runServe(args, process.env),
-  'sim-backend': (args) => runSimBackend(args),
-  sessions: (args) => runSessions(args, process.env),
-  show: (args) => runShow(args, process.env),
+// each command is loaded only when run: `tokentap show` must not pay for the simulator's tokenizer imports
+const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
+  serve: async (args) => (await import('./commands/serve.js')).runServe(args, process.env),
+  'sim-backend': async (args) => (await import('../sim/cli.js')).runSimBackend(args),
+  sessions: async (args) => (await import('./commands/sessions.js')).runSessions(args, process.env),
+  show: async (args) => (await import('./commands/show.js')).runShow(args, process.env),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -49,5 +46,3 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
   },
 );
-
-export { SERVE_HELP, SESSIONS_HELP, SHOW_HELP };

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   print(`simulated vLLM backend: ${simUrl}\ntokentap gateway:       ${url}\nagent base URL:         ${url}/s/${SESSION}/v1\n`);
   try {
     const result = await runToolAgent({ baseURL: `${url}/s/${SESSION}/v1`, model: 'Qwen/Qwen3-8B', task: 'Create hello.py that prints a greeting, check it, and tell me when done.', workdir, stream: true });
-    print(`agent answered after ${result.turns} model calls: ${result.answer}\n`);
+    print(`agent answered after ${result.turns} model calls: ${result.answer.trim()}\n`);
     await printTrajectory(gateway.store);
   } finally {
     await gateway.close();

@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { loadConfig, toEnvName, toFlagName } from '../../cli/load-config.js';
+import { UsageError } from '../../cli/usage-error.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+let temp: ReturnType<typeof makeTempDir> | undefined;
+afterEach(() => temp?.remove());
+
+describe('configuration', () => {
+  it('spells one vocabulary three ways', () => {
+    expect(toFlagName('backendHeadersTimeoutMs')).toBe('backend-headers-timeout-ms');
+    expect(toEnvName('backendHeadersTimeoutMs')).toBe('TOKENTAP_BACKEND_HEADERS_TIMEOUT_MS');
+  });
+
+  it('takes defaults when nothing is given', () => {
+    expect(loadConfig({}, {})).toMatchObject({ backendUrl: 'http://127.0.0.1:8000', port: 4000, host: '127.0.0.1', bodyLimit: 64 * 1024 * 1024, recordFailure: 'refuse' });
+  });
+
+  it('lets flags win over env, env over the config file, the file over defaults', () => {
+    temp = makeTempDir();
+    const file = temp.file('tokentap.json');
+    writeFileSync(file, JSON.stringify({ port: 1111, host: '0.0.0.0', db: 'from-file.db', model: 'file-model' }));
+    const config = loadConfig({ config: file, port: '3333' }, { TOKENTAP_PORT: '2222', TOKENTAP_HOST: '127.0.0.2', TOKENTAP_DB: '' });
+    expect(config).toMatchObject({ port: 3333, host: '127.0.0.2', db: 'from-file.db', model: 'file-model' });
+  });
+
+  it('rejects bad values with a readable UsageError naming the key', () => {
+    expect(() => loadConfig({ port: 'abc' }, {})).toThrow(UsageError);
+    expect(() => loadConfig({ 'record-failure': 'maybe' }, {})).toThrow(/recordFailure/);
+    expect(() => loadConfig({ 'backend-url': 'ftp://x' }, {})).toThrow(/backendUrl/);
+  });
+
+  it('rejects unknown keys in the config file', () => {
+    temp = makeTempDir();
+    const file = temp.file('bad.json');
+    writeFileSync(file, JSON.stringify({ prot: 1 }));
+    expect(() => loadConfig({ config: file }, {})).toThrow(/prot/);
+  });
+});
