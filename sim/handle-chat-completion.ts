@@ -6,7 +6,7 @@ import { chatResponseBody, type ChatAnswer } from './chat-response-body.js';
 import { chatStreamEvents } from './chat-stream-events.js';
 import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.js';
 import { chatRequestSchema, readGenerationRequest, usageOptions, type ChatRequest } from './read-generation-request.js';
-import { bodyBytes, checkModel, fastPromptIds, promptHash, resolveMaxTokens } from './request-basics.js';
+import { bodyBytes, checkModel, fastPromptIds, resolveMaxTokens, seedHash, stopConditions } from './request-basics.js';
 import { decideReply, generateCompletion, type Generation } from './generate-completion.js';
 import { seededPolicyReply } from './seeded-policy.js';
 import { createSeededRandom, hashNumbers } from './seeded-random.js';
@@ -30,45 +30,48 @@ async function chatCompletion(context: SimContext, request: FastifyRequest, repl
   const body = readGenerationRequest(chatRequestSchema, request.body);
   checkModel(context, body.model);
   const settings = chatSettings(body);
-  if (context.fast) {
-    record.promptTokenIds = fastPromptIds(bodyBytes(request));
-  } else {
-    const prompt = renderChatPrompt(await context.tokenizer(), body, settings);
-    [record.promptTokenIds, record.promptText] = [prompt.tokenIds, prompt.text];
-  }
+  await fillChatPrompt(context, request, record, body, settings);
   const maxTokens = resolveMaxTokens(context, record.promptTokenIds.length, body.max_completion_tokens ?? body.max_tokens);
-  // fast mode seeds from the body size: hashing a long stand-in prompt would cost more than the request
-  const hash = context.fast ? hashNumbers([bodyBytes(request)]) : promptHash(record.promptTokenIds);
+  const hash = seedHash(context, request, record.promptTokenIds);
   const random = createSeededRandom(hashNumbers([context.seed, hash]));
   const decision = decideReply(context, chatFacts(body, settings), () =>
     seededPolicyReply({ random, thinking: settings.thinking, tools: settings.tools, toolChoice: body.tool_choice }),
   );
   record.scriptEntry = decision.scriptEntry;
   if (actEarlyFault(context, record, decision.fault, reply)) return;
-  const generation = await generateCompletion(context, decision, {
-    thinking: settings.thinking,
-    maxTokens,
-    stop: typeof body.stop === 'string' ? [body.stop] : (body.stop ?? []),
-    stopTokenIds: body.stop_token_ids ?? [],
-    promptHash: hash,
-  });
+  const generation = await generateCompletion(context, decision, { thinking: settings.thinking, maxTokens, promptHash: hash, ...stopConditions(body) });
   const contentOnly = !settings.parseToolCalls && !generation.text.includes('<think>');
   const output = contentOnly ? { reasoning: null, content: generation.text, toolCalls: [] } : parseQwen3ChatOutput(generation.text, settings);
   const answer = chatAnswer(context, record, body, settings, generation, output, hash);
   fillRecord(record, answer, decision.fault);
+  const streamInput = {
+    ...answer,
+    ...usageOptions(body),
+    parseToolCalls: settings.parseToolCalls,
+    namedToolChoice: settings.namedToolChoice,
+    contentOnly,
+    dropSwallowed: context.dropStreamedToolCallIds,
+  };
   await respondWithGeneration(context, record, reply, decision.fault, generation, {
     stream: body.stream === true,
     body: () => chatResponseBody(answer),
-    events: () =>
-      chatStreamEvents({
-        ...answer,
-        ...usageOptions(body),
-        parseToolCalls: settings.parseToolCalls,
-        namedToolChoice: settings.namedToolChoice,
-        contentOnly,
-        dropSwallowed: context.dropStreamedToolCallIds,
-      }),
+    events: () => chatStreamEvents(streamInput),
   });
+}
+
+async function fillChatPrompt(
+  context: SimContext,
+  request: FastifyRequest,
+  record: SimGenerationRecord,
+  body: ChatRequest,
+  settings: ChatSettings,
+): Promise<void> {
+  if (context.fast) {
+    record.promptTokenIds = fastPromptIds(bodyBytes(request));
+    return;
+  }
+  const prompt = renderChatPrompt(await context.tokenizer(), body, settings);
+  [record.promptTokenIds, record.promptText] = [prompt.tokenIds, prompt.text];
 }
 
 function chatAnswer(

@@ -3,12 +3,13 @@ import { actEarlyFault } from './act-early-fault.js';
 import { completionResponseBody, completionStreamEvents, type CompletionAnswer } from './completion-answer.js';
 import { decideReply, generateCompletion, type Generation } from './generate-completion.js';
 import { completionRequestSchema, readGenerationRequest, usageOptions, type CompletionRequest } from './read-generation-request.js';
-import { bodyBytes, checkModel, fastPromptIds, promptHash, resolveMaxTokens } from './request-basics.js';
+import { bodyBytes, checkModel, fastPromptIds, resolveMaxTokens, seedHash, stopConditions } from './request-basics.js';
 import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.js';
 import { seededPolicyReply } from './seeded-policy.js';
 import { createSeededRandom, hashNumbers } from './seeded-random.js';
 import type { SimContext } from './sim-context.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
+import type { RequestFacts } from './sim-script.js';
 import { VllmError } from './vllm-error.js';
 
 /** vLLM's CompletionRequest default `max_tokens` (an explicit null means "the rest of the context"). */
@@ -33,28 +34,14 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   await readPrompt(context, record, body, bodyBytes(request));
   const requested = body.max_tokens === undefined ? DEFAULT_COMPLETION_MAX_TOKENS : body.max_tokens;
   const maxTokens = resolveMaxTokens(context, record.promptTokenIds.length, requested);
-  // fast mode seeds from the body size: hashing a long stand-in prompt would cost more than the request
-  const hash = context.fast ? hashNumbers([bodyBytes(request)]) : promptHash(record.promptTokenIds);
+  const hash = seedHash(context, request, record.promptTokenIds);
   const random = createSeededRandom(hashNumbers([context.seed, hash]));
-  const facts = {
-    endpoint: 'completions' as const,
-    stream: body.stream === true,
-    model: body.model ?? null,
-    hasTools: false,
-    lastUserText: null,
-    lastToolResultText: null,
-    promptTexts: record.promptText === null ? [] : [record.promptText],
-  };
-  const decision = decideReply(context, facts, () => seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }));
+  const decision = decideReply(context, completionFacts(body, record), () =>
+    seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }),
+  );
   record.scriptEntry = decision.scriptEntry;
   if (actEarlyFault(context, record, decision.fault, reply)) return;
-  const generation = await generateCompletion(context, decision, {
-    thinking: false,
-    maxTokens,
-    stop: typeof body.stop === 'string' ? [body.stop] : (body.stop ?? []),
-    stopTokenIds: body.stop_token_ids ?? [],
-    promptHash: hash,
-  });
+  const generation = await generateCompletion(context, decision, { thinking: false, maxTokens, promptHash: hash, ...stopConditions(body) });
   const answer = completionAnswer(context, record, body, generation, hash);
   answer.wrongTokenIds = decision.fault?.kind === 'wrong-token-ids';
   Object.assign(record, {
@@ -63,13 +50,25 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
     finishReason: generation.plan.finishReason,
     stopReason: generation.plan.stopReason,
     text: generation.text,
+    ...(decision.fault === null ? {} : { fault: decision.fault }),
   });
-  if (decision.fault !== null) record.fault = decision.fault;
   await respondWithGeneration(context, record, reply, decision.fault, generation, {
     stream: body.stream === true,
     body: () => completionResponseBody(answer),
     events: () => completionStreamEvents(answer),
   });
+}
+
+function completionFacts(body: CompletionRequest, record: SimGenerationRecord): RequestFacts {
+  return {
+    endpoint: 'completions',
+    stream: body.stream === true,
+    model: body.model ?? null,
+    hasTools: false,
+    lastUserText: null,
+    lastToolResultText: null,
+    promptTexts: record.promptText === null ? [] : [record.promptText],
+  };
 }
 
 /** One prompt only: a string, a list of ids, or a one-element list of either. */

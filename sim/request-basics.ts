@@ -69,7 +69,21 @@ export function bodyBytes(request: FastifyRequest): number {
   return Number.isFinite(length) ? length : 0;
 }
 
-/** A hash of the prompt ids that seeds the policy and the logprobs. @example promptHash([151644, 872]) */
-export function promptHash(promptTokenIds: readonly number[]): number {
-  return hashNumbers(promptTokenIds);
+/**
+ * What seeds the policy and the logprobs of one request: a hash of the prompt ids, or in fast mode of the
+ * body size (hashing a long stand-in prompt would cost more than the request).
+ *
+ * @example
+ * seedHash(context, request, record.promptTokenIds);
+ */
+export function seedHash(context: SimContext, request: FastifyRequest, promptTokenIds: readonly number[]): number {
+  return context.fast ? hashNumbers([bodyBytes(request)]) : hashNumbers(promptTokenIds);
+}
+
+/** The request's `stop` (a string or a list) and `stop_token_ids`. @example stopConditions({ stop: '\n' }) */
+export function stopConditions(body: { stop?: string | string[] | null; stop_token_ids?: number[] | null }): {
+  stop: string[];
+  stopTokenIds: number[];
+} {
+  return { stop: typeof body.stop === 'string' ? [body.stop] : (body.stop ?? []), stopTokenIds: body.stop_token_ids ?? [] };
 }
