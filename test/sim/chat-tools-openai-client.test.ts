@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { startSim, WEATHER_TOOL } from './sim-test-helpers.js';
+import { postJson, sseChunks, startSim, WEATHER_TOOL } from './sim-test-helpers.js';
 
 // entries are tried in order: the tool-result reply comes first, since the last user message still mentions weather
 const SCRIPT = {
@@ -99,6 +99,34 @@ describe('chat completions with tools through the openai client', () => {
       // the Qwen3 template puts a "\n" before the first <tool_call> when content is non-empty: the prefix drifts
       expect(withContent!.promptText).toContain('</think>\n\n\n<tool_call>');
       expect(withContent!.promptTokenIds.slice(0, turn1Ids.length)).not.toEqual(turn1Ids);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it.each([
+    [false, 'every completion id streams, the swallowed ones in empty-delta chunks'],
+    [true, 'old vLLM: swallowed ids never stream, so fewer ids than usage.completion_tokens'],
+  ])('dropStreamedToolCallIds %s: %s', async (dropStreamedToolCallIds) => {
+    const { sim, url } = await startSim({ script: SCRIPT, dropStreamedToolCallIds });
+    try {
+      const response = await postJson(`${url}/v1/chat/completions`, {
+        messages: QUESTION,
+        tools: [WEATHER_TOOL],
+        stream: true,
+        return_token_ids: true,
+        stream_options: { include_usage: true },
+      });
+      const chunks = sseChunks(await response.text());
+      const streamedIds = chunks.flatMap((chunk) => (chunk.choices[0]?.token_ids ?? []) as number[]);
+      const usage = chunks.at(-1)!.usage.completion_tokens as number;
+      expect(usage).toBe(sim.log[0]!.completionTokenIds.length);
+      if (dropStreamedToolCallIds) {
+        expect(streamedIds.length).toBeLessThan(usage);
+        expect(chunks.every((chunk) => chunk.choices[0] === undefined || Object.keys(chunk.choices[0].delta).length > 0)).toBe(true);
+      } else {
+        expect(streamedIds).toEqual(sim.log[0]!.completionTokenIds);
+      }
     } finally {
       await sim.close();
     }
