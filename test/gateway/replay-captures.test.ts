@@ -5,11 +5,11 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { agentLightningStream, readCapture, sseDataLines } from './backends/vllm-captures.js';
 
 /** A backend that answers every chat request with one recorded vLLM stream, byte for byte. */
-async function startReplayBackend(sse: string): Promise<{ server: Server; url: string }> {
+async function startReplayBackend(sse: string, contentType = 'text/event-stream'): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.writeHead(200, { 'content-type': contentType });
       // a few writes of uneven size, so event boundaries fall inside chunks
       for (let start = 0; start < sse.length; start += 997) response.write(sse.slice(start, start + 997));
       response.end();
@@ -25,8 +25,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function gatewayInFrontOf(sse: string): Promise<{ gateway: Gateway; url: string }> {
-  const backend = await startReplayBackend(sse);
+async function gatewayInFrontOf(sse: string, contentType?: string): Promise<{ gateway: Gateway; url: string }> {
+  const backend = await startReplayBackend(sse, contentType);
   cleanup.push(() => new Promise((resolve) => backend.server.close(resolve)));
   const temp = makeTempDir();
   cleanup.push(() => temp.remove());
@@ -72,5 +72,14 @@ describe('real vLLM streams replayed through the gateway', () => {
     const bodies = gateway.store.getCallBodies(call?.id ?? '');
     expect(JSON.stringify(bodies?.responseBody)).toContain('add_todo');
     expect(bodies?.responseStream).toContain('TRIMMED BY RESEARCHER');
+  });
+
+  it('records a plain OpenAI-compatible answer (no ids at all) as token_source none, not as exact', async () => {
+    const plain = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-x', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } };
+    const { gateway, url } = await gatewayInFrontOf(JSON.stringify(plain), 'application/json');
+    const response = await fetch(`${url}/s/plain/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) });
+    expect(await response.json()).toEqual(plain);
+    const call = gateway.store.listCalls('plain')[0];
+    expect(call).toMatchObject({ status: 'ok', tokenSource: 'none', promptTokenIds: null, completionTokenIds: null, completionLogprobs: null, flags: [] });
   });
 });
