@@ -1,6 +1,7 @@
 import { isRecord } from '../json/is-record.js';
 import { checkTokenRecord, type ChatTokenRecord } from './chat-token-record.js';
 import { readChoiceTokens, readPromptTokenIds, readUsage } from './vllm-chat-response.js';
+import type { StreamAssembler } from './stream-assembler.js';
 
 interface AssembledToolCall {
   id?: string;
@@ -17,7 +18,7 @@ interface AssembledToolCall {
  * const assembler = new ChatStreamAssembler();
  * assembler.add(chunk); ...; const record = assembler.tokenRecord(); const body = assembler.responseBody();
  */
-export class ChatStreamAssembler {
+export class ChatStreamAssembler implements StreamAssembler {
   #promptTokenIds: number[] | null = null;
   #completionTokenIds: number[] = [];
   #logprobs: number[] = [];
@@ -104,6 +105,14 @@ export class ChatStreamAssembler {
     if (typeof fn.arguments === 'string') target.function.arguments += fn.arguments;
   }
 
+  /** A whole body reads like one chunk whose choice carries every id at once (its message is not a delta). */
+  addBody(body: Record<string, unknown>): void {
+    const choices = Array.isArray(body.choices) ? body.choices : [];
+    this.add({ ...body, choices: choices.map((choice) => (isRecord(choice) ? { ...choice, delta: undefined } : choice)) });
+    const first = choices.find((choice) => isRecord(choice) && (choice.index ?? 0) === 0);
+    if (isRecord(first) && isRecord(first.message)) this.#addDelta(first.message);
+  }
+
   tokenRecord(): ChatTokenRecord {
     const base = {
       promptTokenIds: this.#promptTokenIds,
@@ -138,8 +147,6 @@ export class ChatStreamAssembler {
  */
 export function readChatCompletionTokens(body: Record<string, unknown>): ChatTokenRecord {
   const assembler = new ChatStreamAssembler();
-  const choices = Array.isArray(body.choices) ? body.choices : [];
-  // a whole body reads like one chunk whose choice carries every id at once
-  assembler.add({ ...body, choices: choices.map((choice) => (isRecord(choice) ? { ...choice, delta: undefined } : choice)) });
+  assembler.addBody(body);
   return assembler.tokenRecord();
 }

@@ -1,4 +1,5 @@
 import { isRecord } from '../json/is-record.js';
+import { applyThinkingSwitch, enableThinkingFor } from './thinking-switch.js';
 
 /**
  * What the harness asked for itself, so tokentap can strip exactly what it injected and nothing else.
@@ -48,6 +49,7 @@ export function prepareChatRequest(body: Record<string, unknown>, options: Prepa
   if (topLogprobs > 0) backendBody.top_logprobs = topLogprobs;
   else delete backendBody.top_logprobs;
   if (body.stream === true) backendBody.stream_options = { ...streamOptions, include_usage: true };
+  applyThinkingSwitch(backendBody, enableThinkingFor({ protocol: 'chat', reasoningEffort: body.reasoning_effort }));
   return { backendBody, asked };
 }
 

@@ -1,0 +1,108 @@
+import type { FastifyReply } from 'fastify';
+import type { BackendResponse } from '../backends/vllm.js';
+import type { StreamAssembler } from '../backends/stream-assembler.js';
+import { isBackendErrorPayload } from '../backends/vllm-chat-response.js';
+import { TokentapError } from '../errors/tokentap-error.js';
+import { mapBackendFailure } from '../errors/map-backend-failure.js';
+import { isRecord } from '../json/is-record.js';
+import { SseDecoder } from '../sse/sse-decoder.js';
+import { finishInput } from '../recorder/finish-inputs.js';
+import type { ChatCallRenderer } from './chat-call-renderer.js';
+import type { CallScope } from './run-chat-call.js';
+import { writeWithBackpressure } from './write-with-backpressure.js';
+
+export interface RelayChatStreamOptions {
+  reply: FastifyReply;
+  response: BackendResponse;
+  scope: CallScope;
+  renderer: ChatCallRenderer;
+}
+
+/** How the upstream stream ended, before recording. */
+type StreamEnd = { kind: 'done' } | { kind: 'error'; error: TokentapError; backendBody?: unknown } | { kind: 'aborted' };
+
+/**
+ * Relays a vLLM chat stream to the harness event by event, as it arrives: each event is decoded, read for
+ * tokens, handed to the front door's renderer, and written (waiting for the harness to drain). The call is
+ * committed to the store before the stream's last event is written, so a finished stream is always stored.
+ *
+ * @example await relayChatStream({ reply, response, scope, renderer })
+ */
+export async function relayChatStream(options: RelayChatStreamOptions): Promise<void> {
+  const { reply, scope, renderer } = options;
+  const raw = reply.raw;
+  reply.hijack();
+  raw.writeHead(200, { ...renderer.streamHeaders(), 'cache-control': 'no-cache', ...(scope.callId ? { 'x-tokentap-call-id': scope.callId } : {}) });
+  const assembler = scope.createAssembler();
+  const upstreamText: string[] = [];
+  const end = await pumpEvents(options, assembler, upstreamText);
+  const recorded = { timing: scope.timing, tokens: assembler.tokenRecord(), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200 };
+  if (end.kind === 'aborted') {
+    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded }));
+    return;
+  }
+  if (end.kind === 'error') {
+    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', ...recorded, error: end.error, backendErrorBody: end.backendBody }));
+    await writeAndEnd(raw, renderer.renderStreamError(end.error, end.backendBody));
+    return;
+  }
+  try {
+    scope.context.recorder.finish(scope.callId, finishInput({ status: 'ok', ...recorded }));
+  } catch (error) {
+    await writeAndEnd(raw, renderer.renderStreamError(error as TokentapError, undefined));
+    return;
+  }
+  await writeAndEnd(raw, renderer.renderStreamEnd(assembler));
+}
+
+async function pumpEvents(options: RelayChatStreamOptions, assembler: StreamAssembler, upstreamText: string[]): Promise<StreamEnd> {
+  const { scope } = options;
+  const decoder = new SseDecoder();
+  const text = new TextDecoder();
+  try {
+    for await (const chunk of options.response.body) {
+      if (scope.timing.firstTokenAt === null) scope.timing.firstTokenAt = Date.now();
+      upstreamText.push(text.decode(chunk, { stream: true }));
+      for (const event of decoder.push(chunk)) {
+        const end = await relayEvent(options, assembler, event.data);
+        if (end !== null) return end;
+      }
+    }
+    for (const event of decoder.flush()) {
+      const end = await relayEvent(options, assembler, event.data);
+      if (end !== null) return end;
+    }
+  } catch (error) {
+    if (scope.clientGone()) return { kind: 'aborted' };
+    return { kind: 'error', error: error instanceof TokentapError ? error : mapBackendFailure(error, { started: true }) };
+  }
+  if (scope.clientGone()) return { kind: 'aborted' };
+  // a stream that ended without [DONE] is complete only if the backend said how it finished
+  if (assembler.finished) return { kind: 'done' };
+  return { kind: 'error', error: new TokentapError('TT_BACKEND_STREAM_CUT') };
+}
+
+/** Handles one upstream event; returns how the stream ended, or null to go on. */
+async function relayEvent(options: RelayChatStreamOptions, assembler: StreamAssembler, data: string): Promise<StreamEnd | null> {
+  if (data === '[DONE]') return { kind: 'done' };
+  let payload: unknown;
+  try {
+    payload = JSON.parse(data);
+  } catch {
+    return { kind: 'error', error: new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent an SSE event that is not JSON: ${data.slice(0, 200)}` }) };
+  }
+  if (!isRecord(payload)) {
+    return { kind: 'error', error: new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: 'Inference backend sent an SSE event that is not a JSON object' }) };
+  }
+  if (isBackendErrorPayload(payload)) {
+    return { kind: 'error', error: new TokentapError('TT_BACKEND_ERROR', { message: 'Inference backend reported an error mid-stream' }), backendBody: payload };
+  }
+  assembler.add(payload);
+  const text = options.renderer.renderChunk(payload, assembler);
+  if (text === '') return null;
+  return (await writeWithBackpressure(options.reply.raw, text)) ? null : { kind: 'aborted' };
+}
+
+async function writeAndEnd(raw: FastifyReply['raw'], text: string): Promise<void> {
+  if (text === '' || (await writeWithBackpressure(raw, text))) raw.end();
+}

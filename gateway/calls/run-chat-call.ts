@@ -1,0 +1,130 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayContext } from '../gateway-context.js';
+import type { BackendResponse } from '../backends/vllm.js';
+import { pickSamplingParams } from '../backends/vllm-chat-request.js';
+import { ChatStreamAssembler } from '../backends/chat-stream-assembler.js';
+import type { StreamAssembler } from '../backends/stream-assembler.js';
+import { readBackendBody } from '../backends/read-backend-body.js';
+import { TokentapError } from '../errors/tokentap-error.js';
+import { mapBackendFailure } from '../errors/map-backend-failure.js';
+import { isRecord } from '../json/is-record.js';
+import { normalizeBackendErrorBody } from '../front-doors/openai-error-body.js';
+import { harnessMetadata, resolveSession } from '../sessions/resolve-session.js';
+import { finishInput, type CallTiming } from '../recorder/finish-inputs.js';
+import type { ChatCallRenderer } from './chat-call-renderer.js';
+import { relayChatStream } from './relay-chat-stream.js';
+
+export interface ChatCallOptions {
+  request: FastifyRequest<{ Params: { sessionId?: string } }>;
+  reply: FastifyReply;
+  context: GatewayContext;
+  /** 'openai-chat' | 'anthropic-messages' | 'openai-responses' ... */
+  frontDoor: string;
+  /** the harness's body as received */
+  requestBody: Record<string, unknown>;
+  /** the vLLM chat request built from it (tokentap's injections included) */
+  backendBody: Record<string, unknown>;
+  stream: boolean;
+  renderer: ChatCallRenderer;
+  /** extra call metadata from the front door (dropped tools, protocol version ...) */
+  metadata?: Record<string, unknown>;
+  /** the backend endpoint; default `/v1/chat/completions` */
+  backendPath?: string;
+  /** reads that endpoint's bodies and stream payloads; default a chat assembler */
+  createAssembler?: () => StreamAssembler;
+}
+
+/** What the pipeline hands to the error path: enough to record and to answer. */
+export interface CallScope {
+  context: GatewayContext;
+  createAssembler: () => StreamAssembler;
+  callId: string | null;
+  timing: CallTiming;
+  clientGone: () => boolean;
+}
+
+/**
+ * One recorded chat call, whatever the front door: attribute the session, record the call as in progress, ask
+ * the backend (cancelled when the harness leaves), then relay the answer through the front door's renderer and
+ * commit the call before its last byte. Failures before the answer starts are thrown, recorded, for the front
+ * door's error handler to word in its protocol.
+ *
+ * @example await runChatCall({ request, reply, context, frontDoor: 'openai-chat', requestBody, backendBody, stream, renderer })
+ */
+export async function runChatCall(options: ChatCallOptions): Promise<void> {
+  const { request, reply, context, backendBody } = options;
+  const { sessionId, source } = resolveSession(request.params.sessionId, request.headers);
+  const timing: CallTiming = { startedAt: Date.now(), firstTokenAt: null };
+  const callId = context.recorder.begin({
+    sessionId,
+    frontDoor: options.frontDoor,
+    path: request.url.split('?')[0] ?? request.url,
+    requestedModel: typeof options.requestBody.model === 'string' ? options.requestBody.model : null,
+    backendModel: typeof backendBody.model === 'string' ? backendBody.model : null,
+    stream: options.stream,
+    requestBody: options.requestBody,
+    backendRequestBody: backendBody,
+    samplingParams: pickSamplingParams(backendBody),
+    metadata: { ...harnessMetadata(request.headers), ...options.metadata, sessionSource: source },
+    startedAt: timing.startedAt,
+  });
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  const createAssembler = options.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
+  const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted };
+  let response: BackendResponse;
+  try {
+    response = await context.backend.postJson(options.backendPath ?? '/v1/chat/completions', backendBody, controller.signal);
+  } catch (error) {
+    const failure = mapBackendFailure(error, { started: false });
+    context.recorder.finishQuietly(callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing, httpStatus: null, error: failure }));
+    throw failure;
+  }
+  if (response.statusCode >= 400) return relayBackendError(reply, response, scope);
+  if (options.stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
+    return relayChatStream({ reply, response, scope, renderer: options.renderer });
+  }
+  await relayChatBody(reply, response, scope, options.renderer);
+}
+
+async function relayBackendError(reply: FastifyReply, response: BackendResponse, scope: CallScope): Promise<never> {
+  const { text, json } = await readBackendBody(response);
+  const backendBody = json ?? text;
+  const normalized = normalizeBackendErrorBody(backendBody, response.statusCode);
+  // a backend's back-off hint reaches the harness: OpenAI and Anthropic clients honour Retry-After
+  const retryAfter = response.headers['retry-after'];
+  if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
+  const error = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, param: normalized.error.param, cause: normalized });
+  scope.context.recorder.finishQuietly(scope.callId, finishInput({
+    status: scope.clientGone() ? 'aborted' : 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error, backendErrorBody: backendBody,
+  }));
+  throw error;
+}
+
+async function relayChatBody(reply: FastifyReply, response: BackendResponse, scope: CallScope, renderer: ChatCallRenderer): Promise<void> {
+  let body: { text: string; json: unknown };
+  try {
+    body = await readBackendBody(response);
+  } catch (error) {
+    const failure = mapBackendFailure(error, { started: true });
+    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure }));
+    throw failure;
+  }
+  scope.timing.firstTokenAt = response.headersAt;
+  if (!isRecord(body.json) || !Array.isArray(body.json.choices)) {
+    const failure = new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent a body without choices: ${body.text.slice(0, 200)}` });
+    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure, backendErrorBody: body.text }));
+    throw failure;
+  }
+  const assembler = scope.createAssembler();
+  assembler.addBody(body.json);
+  const tokens = assembler.tokenRecord();
+  // commit before the harness gets the answer: a response it received is always in the store
+  // (the store serializes the body synchronously, before the renderer touches it)
+  scope.context.recorder.finish(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'ok', timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode }));
+  const rendered = renderer.renderBody(body.json);
+  if (scope.callId !== null) reply.header('x-tokentap-call-id', scope.callId);
+  await reply.code(200).send(rendered);
+}
