@@ -30,7 +30,8 @@ async function main(): Promise<void> {
   const [mode, backend, db] = process.argv.slice(2);
   let url: string;
   if (mode === 'sim') {
-    const sim = await createSimBackend({ fast: true, acceptAnyModel: true });
+    // a context window large enough for the 200 KB bodies (fast mode counts prompt tokens from the body size)
+    const sim = await createSimBackend({ fast: true, acceptAnyModel: true, maxModelLen: 10_000_000 });
     url = await sim.listen({ port: 0 });
   } else if (mode === 'gateway' && backend !== undefined && db !== undefined) {
     url = await createGateway({ backendUrl: backend, db, port: 0, logLevel: 'silent' }).listen();
