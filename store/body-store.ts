@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { compressJson, compressText, decompressJson, decompressText } from './compress-json.js';
 import { StoreError } from './store-error.js';
@@ -25,7 +25,6 @@ const LIST_FIELDS: ReadonlySet<string> = new Set(['messages', 'input']);
 export const BLOB_FIELD_MIN_BYTES = 256;
 
 const ENVELOPE_FORMAT = 1;
-const EMPTY_LIST_HASH = Buffer.alloc(32);
 
 type EnvelopeField = [key: string, kind: 'value', value: unknown] | [key: string, kind: 'blob' | 'list', hash: string];
 
@@ -37,8 +36,11 @@ interface Envelope {
 }
 
 export interface BodyStore {
-  /** Stores the body's parts (inside the caller's transaction) and returns the deflated envelope. */
-  write(body: unknown): Buffer;
+  /**
+   * Stores the bodies' parts (inside the caller's transaction) and returns one deflated envelope per body.
+   * Bodies written together share work: the backend body usually reuses the harness body's messages.
+   */
+  write(bodies: readonly unknown[]): Buffer[];
   /** Rebuilds a body from its envelope. */
   read(envelope: Buffer): unknown;
 }
@@ -49,12 +51,21 @@ interface JsonPart {
 }
 
 /**
+ * Work already done for the bodies of one write, by object identity. Scoped to one write because a
+ * caller may mutate its objects between calls; within one write they cannot change.
+ */
+interface WriteMemo {
+  parts: WeakMap<object, JsonPart>;
+  lists: WeakMap<object, string>;
+}
+
+/**
  * Builds the body store over an open database.
  *
  * @example
  * const bodies = createBodyStore(database);
- * const envelope = bodies.write(requestBody); // store envelope in call_bodies
- * bodies.read(envelope); // deep-equal to requestBody
+ * const [request, backend] = bodies.write([requestBody, backendRequestBody]); // into call_bodies
+ * bodies.read(request); // deep-equal to requestBody
  */
 export function createBodyStore(database: Database.Database): BodyStore {
   const selectBlobId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blobs WHERE hash = ?`);
@@ -82,13 +93,18 @@ export function createBodyStore(database: Database.Database): BodyStore {
   }
 
   /** Stores an array as a chain of list cells; each prefix is a cell keyed by a hash of all its elements. */
-  function writeList(elements: unknown[]): string {
-    const parts = elements.map((element) => toJsonPart(JSON.stringify(element) ?? 'null'));
+  function writeList(elements: unknown[], memo: WriteMemo): string {
+    const known = memo.lists.get(elements);
+    if (known !== undefined) return known;
+    // Inside arrays JSON.stringify writes undefined and functions as null; so do we.
+    const parts = elements.map((element) => toJsonPart(element, memo) ?? toJsonPartOfText('null'));
     const cellHashes: Buffer[] = [];
-    let previousHash: Buffer = EMPTY_LIST_HASH;
+    const link = Buffer.alloc(64); // previous cell hash || element hash; the empty list hashes as zeros
     for (const part of parts) {
-      previousHash = sha256(Buffer.concat([previousHash, part.hash]));
-      cellHashes.push(previousHash);
+      part.hash.copy(link, 32);
+      const cellHash = sha256(link);
+      cellHash.copy(link, 0);
+      cellHashes.push(cellHash);
     }
     // Search from the end: a resent history usually lacks only its last few elements.
     let storedLength = parts.length;
@@ -104,19 +120,22 @@ export function createBodyStore(database: Database.Database): BodyStore {
       const blobId = writeBlob(parts[index] as JsonPart);
       previousId = Number(insertList.run(cellHashes[index] as Buffer, previousId, blobId, index + 1).lastInsertRowid);
     }
-    return (cellHashes[cellHashes.length - 1] as Buffer).toString('hex');
+    const listHash = (cellHashes[cellHashes.length - 1] as Buffer).toString('hex');
+    memo.lists.set(elements, listHash);
+    return listHash;
   }
 
-  function write(body: unknown): Buffer {
+  function writeOne(body: unknown, memo: WriteMemo): Buffer {
     if (!isJsonObject(body)) return compressJson({ format: ENVELOPE_FORMAT, value: body ?? null });
     const fields: EnvelopeField[] = [];
     for (const [key, value] of Object.entries(body)) {
-      const text = JSON.stringify(value);
-      if (text === undefined) continue; // JSON.stringify drops undefined and function fields; so do we
       if (LIST_FIELDS.has(key) && Array.isArray(value) && value.length > 0) {
-        fields.push([key, 'list', writeList(value)]);
-      } else if (Buffer.byteLength(text, 'utf8') > BLOB_FIELD_MIN_BYTES) {
-        const part = toJsonPart(text);
+        fields.push([key, 'list', writeList(value, memo)]);
+        continue;
+      }
+      const part = toJsonPart(value, memo);
+      if (part === undefined) continue; // JSON.stringify drops undefined and function fields; so do we
+      if (Buffer.byteLength(part.text, 'utf8') > BLOB_FIELD_MIN_BYTES) {
         writeBlob(part);
         fields.push([key, 'blob', part.hash.toString('hex')]);
       } else {
@@ -156,15 +175,33 @@ export function createBodyStore(database: Database.Database): BodyStore {
     );
   }
 
+  function write(bodies: readonly unknown[]): Buffer[] {
+    const memo: WriteMemo = { parts: new WeakMap(), lists: new WeakMap() };
+    return bodies.map((body) => writeOne(body, memo));
+  }
+
   return { write, read };
 }
 
-function toJsonPart(text: string): JsonPart {
+/** The value's JSON text and its hash, undefined where JSON.stringify gives nothing; memoized per object. */
+function toJsonPart(value: unknown, memo: WriteMemo): JsonPart | undefined {
+  const memoizable = typeof value === 'object' && value !== null;
+  const known = memoizable ? memo.parts.get(value) : undefined;
+  if (known !== undefined) return known;
+  const text = JSON.stringify(value) as string | undefined;
+  if (text === undefined) return undefined;
+  const part = toJsonPartOfText(text);
+  if (memoizable) memo.parts.set(value, part);
+  return part;
+}
+
+function toJsonPartOfText(text: string): JsonPart {
   return { text, hash: sha256(Buffer.from(text, 'utf8')) };
 }
 
+/** One-shot crypto.hash: several times cheaper than createHash for the many small parts of a body. */
 function sha256(bytes: Buffer): Buffer {
-  return createHash('sha256').update(bytes).digest();
+  return oneShotHash('sha256', bytes, 'buffer');
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {

@@ -80,7 +80,8 @@ export function createCallWriter(options: {
       metadata: JSON.stringify(input.metadata),
       startedAt: input.startedAt,
     });
-    insertBodies.run(callId, bodies.write(input.requestBody), bodies.write(input.backendRequestBody));
+    const [requestBody, backendRequestBody] = bodies.write([input.requestBody, input.backendRequestBody]);
+    insertBodies.run(callId, requestBody as Buffer, backendRequestBody as Buffer);
     return seq;
   });
 

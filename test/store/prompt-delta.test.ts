@@ -1,0 +1,200 @@
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../store/index.js';
+import { createPromptDelta } from '../../store/prompt-delta.js';
+import { SequenceCache } from '../../store/sequence-cache.js';
+import { createTempWorkspace, sampleBeginInput, sampleFinishInput, type TempWorkspace } from './store-fixtures.js';
+
+let workspace: TempWorkspace;
+beforeEach(() => {
+  workspace = createTempWorkspace();
+});
+afterEach(() => workspace.cleanup());
+
+/** How a generated turn builds its prompt from an earlier call's base (its prompt, then its completion). */
+type PromptShape = 'extend' | 'cut' | 'identical' | 'empty' | 'fresh' | 'none';
+
+interface Turn {
+  shape: PromptShape;
+  earlier: number;
+  cut: number;
+  tail: number[];
+  completion: number[] | null;
+}
+
+/** Small ids collide often (so prefixes match by chance); extreme ones check the Int32 range. */
+const tokenId = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+const turn: fc.Arbitrary<Turn> = fc.record({
+  shape: fc.constantFrom<PromptShape>('extend', 'extend', 'extend', 'cut', 'identical', 'empty', 'fresh', 'none'),
+  earlier: fc.nat(),
+  cut: fc.nat(),
+  tail: fc.array(tokenId, { maxLength: 12 }),
+  completion: fc.option(fc.array(tokenId, { maxLength: 8 }), { nil: null }),
+});
+
+interface Written {
+  callId: string;
+  prompt: number[] | null;
+  completion: number[] | null;
+}
+
+/** Builds each turn's prompt from earlier calls as the shape says, writes it, and returns what was written. */
+function writeSession(store: Store, turns: Turn[]): Written[] {
+  const written: Written[] = [];
+  for (const [index, spec] of turns.entries()) {
+    const withPrompts = written.filter((call) => call.prompt !== null);
+    const source = withPrompts.length === 0 ? null : withPrompts[spec.earlier % withPrompts.length] ?? null;
+    const base = source === null ? [] : [...(source.prompt ?? []), ...(source.completion ?? [])];
+    const prompt = buildPrompt(spec, source?.prompt ?? null, base);
+    const { callId } = store.beginCall(sampleBeginInput({ sessionId: 'property', startedAt: index }));
+    store.finishCall(callId, sampleFinishInput({
+      tokenSource: prompt === null ? 'none' : 'backend',
+      promptTokenIds: prompt,
+      completionTokenIds: spec.completion,
+      completionLogprobs: spec.completion?.map(() => -1) ?? null,
+    }));
+    written.push({ callId, prompt, completion: spec.completion });
+  }
+  return written;
+}
+
+function buildPrompt(spec: Turn, earlierPrompt: number[] | null, base: number[]): number[] | null {
+  switch (spec.shape) {
+    case 'none': return null;
+    case 'empty': return [];
+    case 'fresh': return spec.tail;
+    case 'identical': return earlierPrompt ?? spec.tail;
+    case 'extend': return [...base, ...spec.tail];
+    case 'cut': return [...base.slice(0, spec.cut % (base.length + 1)), ...spec.tail];
+  }
+}
+
+/** Reads every written call back one by one (or takes `calls` read in bulk) and compares ids. */
+function expectReadBack(store: Store, written: Written[], calls = written.map((call) => store.getCall(call.callId))): void {
+  expect(calls.map((call) => (call?.promptTokenIds == null ? null : Array.from(call.promptTokenIds))))
+    .toEqual(written.map((call) => call.prompt));
+  expect(calls.map((call) => (call?.completionTokenIds == null ? null : Array.from(call.completionTokenIds))))
+    .toEqual(written.map((call) => call.completion));
+}
+
+/** Turn k's prompt is turn k-1's prompt, its completion and one new id: the common agent shape. */
+function writeGrowingSession(store: Store, turns: number): Written[] {
+  let prompt: number[] = Array.from({ length: 50 }, (_, index) => index);
+  const written: Written[] = [];
+  for (let index = 0; index < turns; index++) {
+    const completion = [100_000 + index, 151645];
+    const { callId } = store.beginCall(sampleBeginInput({ sessionId: 'long', startedAt: index }));
+    store.finishCall(callId, sampleFinishInput({ promptTokenIds: prompt, completionTokenIds: completion, completionLogprobs: [0, 0] }));
+    written.push({ callId, prompt, completion });
+    prompt = [...prompt, ...completion, 200_000 + index];
+  }
+  store.close();
+  return written;
+}
+
+interface LinkRow {
+  id: string;
+  parent: string | null;
+  prefix: number;
+  tail: Buffer;
+}
+
+function readLinks(path: string): LinkRow[] {
+  const database = new Database(path, { readonly: true });
+  try {
+    return database
+      .prepare('SELECT id, prompt_parent_id AS parent, prompt_prefix_length AS prefix, prompt_tail AS tail FROM calls ORDER BY seq')
+      .all() as LinkRow[];
+  } finally {
+    database.close();
+  }
+}
+
+describe('prompt ids stored as deltas', () => {
+  it('a 200-turn session of random prompts sharing random prefixes reads back bit-identical, warm and cold', () => {
+    fc.assert(
+      fc.property(fc.array(turn, { minLength: 200, maxLength: 200 }), (turns) => {
+        workspace.cleanup();
+        workspace = createTempWorkspace();
+        const writer = workspace.open();
+        const written = writeSession(writer, turns);
+        expectReadBack(writer, written);
+        writer.close();
+        // A fresh process has no cached sequences: every prompt is rebuilt from the delta rows alone.
+        expectReadBack(workspace.open(), [...written].reverse());
+        const cold = workspace.open();
+        expectReadBack(cold, written, cold.listCalls('property'));
+      }),
+      // Shrinking 200-turn sessions can run for minutes; report the best counterexample found by then.
+      { numRuns: 8, interruptAfterTimeLimit: 20_000 },
+    );
+  });
+
+  it('a prompt extending the previous call stores only its new ids, so a 1,000-turn session costs linear space', () => {
+    const written = writeGrowingSession(workspace.open(), 1_000);
+    const rows = readLinks(workspace.databasePath);
+    expect(rows.map((row) => row.tail.length / 4)).toEqual([50, ...Array<number>(999).fill(1)]);
+    expect(rows.slice(1).every((row, index) => row.parent === rows[index]?.id)).toBe(true);
+
+    // Cold reads walk the 999-deep chain in a loop: no recursion limit, each id copied once.
+    const last = written[written.length - 1] as Written;
+    expect(Array.from(workspace.open().getCall(last.callId)?.promptTokenIds ?? [])).toEqual(last.prompt);
+    const cold = workspace.open();
+    expectReadBack(cold, written, cold.listCalls('long'));
+  });
+
+  it('reading a 1,000-deep chain backwards from a cold cache reads a bounded number of rows per call', () => {
+    const written = writeGrowingSession(workspace.open(), 1_000);
+    const links = readLinks(workspace.databasePath);
+    const database = new Database(workspace.databasePath, { readonly: true });
+    let rowReads = 0;
+    const prepare = database.prepare.bind(database);
+    database.prepare = ((source: string) => {
+      const statement = prepare(source);
+      const get = statement.get.bind(statement);
+      statement.get = (...parameters: unknown[]) => {
+        rowReads++;
+        return get(...parameters);
+      };
+      return statement;
+    }) as typeof database.prepare;
+    const delta = createPromptDelta({ database, cache: new SequenceCache() });
+    for (let index = links.length - 1; index >= 0; index--) {
+      const link = links[index] as LinkRow;
+      const prompt = delta.decode({ parentId: link.parent, prefixLength: link.prefix, tail: link.tail });
+      expect(Array.from(prompt)).toEqual(written[index]?.prompt);
+    }
+    database.close();
+    // Without cached checkpoints this walk reads 1 + 2 + ... + 999 = 499,500 rows.
+    expect(rowReads).toBeLessThan(links.length * 20);
+  });
+
+  it('a retried identical prompt is stored as an empty tail pointing at the first try', () => {
+    const store = workspace.open();
+    const prompt = [5, 6, 7, 8];
+    const first = store.beginCall(sampleBeginInput()).callId;
+    store.finishCall(first, sampleFinishInput({ promptTokenIds: prompt }));
+    const retry = store.beginCall(sampleBeginInput()).callId;
+    store.finishCall(retry, sampleFinishInput({ promptTokenIds: prompt }));
+    store.close();
+    const database = new Database(workspace.databasePath, { readonly: true });
+    const row = database.prepare('SELECT prompt_parent_id AS parent, prompt_prefix_length AS prefix, length(prompt_tail) AS tail FROM calls WHERE id = ?').get(retry);
+    database.close();
+    expect(row).toEqual({ parent: first, prefix: 4, tail: 0 });
+    expect(Array.from(workspace.open().getCall(retry)?.promptTokenIds ?? [])).toEqual(prompt);
+  });
+
+  it('prompts of other sessions are never used as parents', () => {
+    const store = workspace.open();
+    const prompt = [1, 2, 3, 4, 5];
+    store.finishCall(store.beginCall(sampleBeginInput({ sessionId: 'a' })).callId, sampleFinishInput({ promptTokenIds: prompt }));
+    const other = store.beginCall(sampleBeginInput({ sessionId: 'b' })).callId;
+    store.finishCall(other, sampleFinishInput({ promptTokenIds: prompt }));
+    store.close();
+    const database = new Database(workspace.databasePath, { readonly: true });
+    const row = database.prepare('SELECT prompt_parent_id AS parent, length(prompt_tail) / 4 AS tail FROM calls WHERE id = ?').get(other);
+    database.close();
+    expect(row).toEqual({ parent: null, tail: 5 });
+  });
+});
