@@ -1,6 +1,6 @@
-import { hash as oneShotHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { compressJson, compressText, decompressJson, decompressText } from './compress-json.js';
+import { createBlobStore, toJsonPartOfText, type JsonPart } from './blob-store.js';
+import { compressJson, decompressJson } from './compress-json.js';
 import { StoreError } from './store-error.js';
 
 /**
@@ -12,10 +12,9 @@ import { StoreError } from './store-error.js';
  * A body object becomes an envelope listing its top-level fields in order, each one of:
  * - `value`: small fields kept inline (`model`, `temperature`, ...);
  * - `list`: the array fields `messages` / `input`, each element a content-addressed blob, the array a
- *   shared linked list of those blobs (see `blob_lists` in 001-initial.ts);
+ *   list sharing its stored prefixes (blob-store.ts);
  * - `blob`: any other field whose JSON exceeds BLOB_FIELD_MIN_BYTES (`tools`, `system`, `instructions`).
- * Blobs are keyed by the sha256 of their JSON text and stored once, deflated; the harness's body and
- * the body sent to the backend share almost all of them. The envelope is deflated too.
+ * The harness's body and the body sent to the backend share almost all blobs. The envelope is deflated too.
  */
 
 /** Top-level array fields that grow turn by turn, stored element by element. */
@@ -45,11 +44,6 @@ export interface BodyStore {
   read(envelope: Buffer): unknown;
 }
 
-interface JsonPart {
-  text: string;
-  hash: Buffer;
-}
-
 /**
  * Work already done for the bodies of one write, by object identity. Scoped to one write because a
  * caller may mutate its objects between calls; within one write they cannot change.
@@ -68,59 +62,13 @@ interface WriteMemo {
  * bodies.read(request); // deep-equal to requestBody
  */
 export function createBodyStore(database: Database.Database): BodyStore {
-  const selectBlobId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blobs WHERE hash = ?`);
-  const selectBlobData = database.prepare<[Buffer], { data: Buffer }>(`SELECT data FROM blobs WHERE hash = ?`);
-  const insertBlob = database.prepare<[Buffer, Buffer]>(`INSERT INTO blobs (hash, data) VALUES (?, ?)`);
-  const selectListId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blob_lists WHERE hash = ?`);
-  const insertList = database.prepare<[Buffer, number | null, number, number]>(
-    `INSERT INTO blob_lists (hash, previous_id, blob_id, length) VALUES (?, ?, ?, ?)`,
-  );
-  // A recursive CTE walks the list iteratively inside SQLite: one statement however long the history.
-  const selectListData = database.prepare<[Buffer], { length: number; data: Buffer }>(
-    `WITH RECURSIVE chain (previous_id, blob_id, length) AS (
-       SELECT previous_id, blob_id, length FROM blob_lists WHERE hash = ?
-       UNION ALL
-       SELECT blob_lists.previous_id, blob_lists.blob_id, blob_lists.length
-         FROM blob_lists JOIN chain ON blob_lists.id = chain.previous_id
-     )
-     SELECT chain.length, blobs.data FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
-  );
+  const blobs = createBlobStore(database);
 
-  function writeBlob(part: JsonPart): number {
-    const existing = selectBlobId.get(part.hash);
-    if (existing !== undefined) return existing.id;
-    return Number(insertBlob.run(part.hash, compressText(part.text)).lastInsertRowid);
-  }
-
-  /** Stores an array as a chain of list cells; each prefix is a cell keyed by a hash of all its elements. */
   function writeList(elements: unknown[], memo: WriteMemo): string {
     const known = memo.lists.get(elements);
     if (known !== undefined) return known;
     // Inside arrays JSON.stringify writes undefined and functions as null; so do we.
-    const parts = elements.map((element) => toJsonPart(element, memo) ?? toJsonPartOfText('null'));
-    const cellHashes: Buffer[] = [];
-    const link = Buffer.alloc(64); // previous cell hash || element hash; the empty list hashes as zeros
-    for (const part of parts) {
-      part.hash.copy(link, 32);
-      const cellHash = sha256(link);
-      cellHash.copy(link, 0);
-      cellHashes.push(cellHash);
-    }
-    // Search from the end: a resent history usually lacks only its last few elements.
-    let storedLength = parts.length;
-    let previousId: number | null = null;
-    for (; storedLength > 0; storedLength--) {
-      const existing = selectListId.get(cellHashes[storedLength - 1] as Buffer);
-      if (existing !== undefined) {
-        previousId = existing.id;
-        break;
-      }
-    }
-    for (let index = storedLength; index < parts.length; index++) {
-      const blobId = writeBlob(parts[index] as JsonPart);
-      previousId = Number(insertList.run(cellHashes[index] as Buffer, previousId, blobId, index + 1).lastInsertRowid);
-    }
-    const listHash = (cellHashes[cellHashes.length - 1] as Buffer).toString('hex');
+    const listHash = blobs.writeList(elements.map((element) => toJsonPart(element, memo) ?? toJsonPartOfText('null')));
     memo.lists.set(elements, listHash);
     return listHash;
   }
@@ -136,28 +84,13 @@ export function createBodyStore(database: Database.Database): BodyStore {
       const part = toJsonPart(value, memo);
       if (part === undefined) continue; // JSON.stringify drops undefined and function fields; so do we
       if (Buffer.byteLength(part.text, 'utf8') > BLOB_FIELD_MIN_BYTES) {
-        writeBlob(part);
+        blobs.writeBlob(part);
         fields.push([key, 'blob', part.hash.toString('hex')]);
       } else {
         fields.push([key, 'value', value]);
       }
     }
     return compressJson({ format: ENVELOPE_FORMAT, fields } satisfies Envelope);
-  }
-
-  function readBlob(hash: string): unknown {
-    const row = selectBlobData.get(Buffer.from(hash, 'hex'));
-    if (row === undefined) throw new StoreError('STORE_CORRUPT', `body blob ${hash} is missing`);
-    return JSON.parse(decompressText(row.data));
-  }
-
-  function readList(hash: string): unknown[] {
-    const rows = selectListData.all(Buffer.from(hash, 'hex'));
-    const expected = rows[rows.length - 1]?.length;
-    if (expected === undefined || rows.length !== expected) {
-      throw new StoreError('STORE_CORRUPT', `body list ${hash} is missing or broken`);
-    }
-    return rows.map((row) => JSON.parse(decompressText(row.data)));
   }
 
   function read(envelopeBytes: Buffer): unknown {
@@ -170,7 +103,7 @@ export function createBodyStore(database: Database.Database): BodyStore {
     return Object.fromEntries(
       envelope.fields.map((field) => {
         if (field[1] === 'value') return [field[0], field[2]];
-        return [field[0], field[1] === 'list' ? readList(field[2]) : readBlob(field[2])];
+        return [field[0], field[1] === 'list' ? blobs.readList(field[2]) : blobs.readBlob(field[2])];
       }),
     );
   }
@@ -193,15 +126,6 @@ function toJsonPart(value: unknown, memo: WriteMemo): JsonPart | undefined {
   const part = toJsonPartOfText(text);
   if (memoizable) memo.parts.set(value, part);
   return part;
-}
-
-function toJsonPartOfText(text: string): JsonPart {
-  return { text, hash: sha256(Buffer.from(text, 'utf8')) };
-}
-
-/** One-shot crypto.hash: several times cheaper than createHash for the many small parts of a body. */
-function sha256(bytes: Buffer): Buffer {
-  return oneShotHash('sha256', bytes, 'buffer');
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {

@@ -42,15 +42,17 @@ export function createCallReader(options: {
   );
 
   function toRow(record: CallRecord): CallRow {
-    if (record.prompt_tail === null || record.prompt_prefix_length === null) return toCallRow(record, null);
-    const prompt = delta.decode({
+    const completionTokenIds = record.completion_token_ids === null ? null : unpackInt32(record.completion_token_ids);
+    if (record.prompt_tail === null || record.prompt_prefix_length === null) {
+      return toCallRow(record, { promptTokenIds: null, completionTokenIds });
+    }
+    const promptTokenIds = delta.decode({
       parentId: record.prompt_parent_id,
       prefixLength: record.prompt_prefix_length,
       tail: record.prompt_tail,
     });
-    const completion = record.completion_token_ids === null ? null : unpackInt32(record.completion_token_ids);
-    delta.remember(record.id, prompt, completion);
-    return toCallRow(record, prompt);
+    delta.remember(record.id, promptTokenIds, completionTokenIds);
+    return toCallRow(record, { promptTokenIds, completionTokenIds });
   }
 
   // One read transaction, so a whole session is read from one snapshot while a writer commits.

@@ -1,4 +1,4 @@
-import { unpackFloat32, unpackInt32 } from './pack-tokens.js';
+import { unpackFloat32 } from './pack-tokens.js';
 import type { CallFlag, CallRow, CallStatus, TokenSource } from './types.js';
 
 /** A `calls` row as the driver returns it. */
@@ -41,9 +41,12 @@ export const CALL_COLUMNS = `id, session_id, seq, status, front_door, path, requ
 
 /**
  * Maps a stored row to the public shape; the prompt ids are rebuilt by the caller (prompt-delta.ts)
- * because they may live partly in other rows.
+ * because they may live partly in other rows, and the completion ids come unpacked with them.
  */
-export function toCallRow(record: CallRecord, promptTokenIds: Int32Array | null): CallRow {
+export function toCallRow(
+  record: CallRecord,
+  tokens: { promptTokenIds: Int32Array | null; completionTokenIds: Int32Array | null },
+): CallRow {
   return {
     id: record.id,
     sessionId: record.session_id,
@@ -55,8 +58,8 @@ export function toCallRow(record: CallRecord, promptTokenIds: Int32Array | null)
     stream: record.stream === 1,
     status: record.status,
     tokenSource: record.token_source,
-    promptTokenIds,
-    completionTokenIds: record.completion_token_ids === null ? null : unpackInt32(record.completion_token_ids),
+    promptTokenIds: tokens.promptTokenIds,
+    completionTokenIds: tokens.completionTokenIds,
     completionLogprobs: record.completion_logprobs === null ? null : unpackFloat32(record.completion_logprobs),
     finishReason: record.finish_reason,
     stopReason: record.stop_reason,

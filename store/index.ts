@@ -1,5 +1,6 @@
 /** The store's public surface: open a store, its contracts, its errors. */
-export { openStore, DEFAULT_BUSY_TIMEOUT_MS } from './open-store.js';
+export { openStore, DEFAULT_LIST_LIMIT } from './open-store.js';
+export { DEFAULT_BUSY_TIMEOUT_MS } from './configure-connection.js';
 export { StoreError, isStoreError, STORE_ERROR_CODES, type StoreErrorCode } from './store-error.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/migrations.js';
 export {

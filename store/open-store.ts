@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { createBodyStore } from './body-store.js';
 import { createCallReader } from './call-reader.js';
 import { createCallWriter, type CallWriter } from './call-writer.js';
+import { configureConnection, DEFAULT_BUSY_TIMEOUT_MS } from './configure-connection.js';
 import { applyMigrations, assertSchemaCurrent } from './migrations/apply-migrations.js';
 import { createPromptDelta } from './prompt-delta.js';
 import { SequenceCache } from './sequence-cache.js';
@@ -10,16 +11,14 @@ import { createSessionQueries } from './session-queries.js';
 import { StoreError } from './store-error.js';
 import type { OpenStoreOptions, Store, StoreStats } from './types.js';
 
-/** How long a writer waits for another connection's write lock before SQLITE_BUSY. */
-export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
-
-const DEFAULT_LIST_LIMIT = 50;
+/** Sessions per `listSessions` page when no limit is given. */
+export const DEFAULT_LIST_LIMIT = 50;
 
 /**
- * Opens (creating and migrating when writable) the tokentap database: the only code that touches
- * the driver. Pragmas: WAL, so readers never block the recorder; synchronous=NORMAL, which in WAL
- * mode loses nothing on a process kill (a commit is in the WAL file once `commit` returns; only an
- * OS crash or power cut can drop the last transactions); foreign keys on; a busy timeout.
+ * Opens the tokentap database: the only code that touches the driver. A writable open creates the
+ * file and applies pending migrations; a read-only one migrates nothing and fails unless the file
+ * holds the current schema. Connection settings (WAL, synchronous=NORMAL, ...) are in
+ * configure-connection.ts. `listSessions` returns DEFAULT_LIST_LIMIT sessions unless told otherwise.
  *
  * @example
  * const store = openStore({ path: 'tokentap.db' });
@@ -32,15 +31,9 @@ export function openStore(options: OpenStoreOptions): Store {
   const readonly = options.readonly === true;
   const database = openDatabase(options.path, readonly);
   try {
-    database.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
-    database.pragma('foreign_keys = ON');
-    if (readonly) {
-      assertSchemaCurrent(database);
-    } else {
-      database.pragma('journal_mode = WAL');
-      database.pragma('synchronous = NORMAL');
-      applyMigrations(database);
-    }
+    configureConnection(database, { readonly });
+    if (readonly) assertSchemaCurrent(database);
+    else applyMigrations(database);
     return createStore(database, options.path, readonly);
   } catch (error) {
     database.close();

@@ -1,12 +1,11 @@
-import { statSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStoreError, openStore, type StoreErrorCode } from '../../store/index.js';
 import {
   createTempWorkspace,
   recordCall,
   sampleBeginInput,
   sampleFinishInput,
+  storeErrorCode as codeOf,
   type TempWorkspace,
 } from './store-fixtures.js';
 
@@ -15,15 +14,6 @@ beforeEach(() => {
   workspace = createTempWorkspace();
 });
 afterEach(() => workspace.cleanup());
-
-function codeOf(run: () => unknown): StoreErrorCode | 'no error' | 'not a StoreError' {
-  try {
-    run();
-    return 'no error';
-  } catch (error) {
-    return isStoreError(error) ? error.code : 'not a StoreError';
-  }
-}
 
 describe('beginCall and seq', () => {
   it('beginCall creates the missing session and gives its first call seq 1 and a UUID', () => {
@@ -181,71 +171,5 @@ describe('finishing rules', () => {
     expect(store.getCall(finished)?.status).toBe('ok');
     expect(store.markInProgressIncomplete()).toBe(0);
     expect(codeOf(() => store.finishCall(pending[0] as string, sampleFinishInput()))).toBe('STORE_CALL_ALREADY_FINISHED');
-  });
-});
-
-describe('sessions and stats', () => {
-  it('listSessions gives per-session aggregates, most recently active first, with limit and offset', () => {
-    const store = workspace.open();
-    recordCall(store, { sessionId: 'old', startedAt: 100 }, { promptTokenIds: [1, 2], completionTokenIds: [3] });
-    recordCall(store, { sessionId: 'new', startedAt: 200 }, { promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5] });
-    recordCall(store, { sessionId: 'new', startedAt: 300 }, { status: 'aborted', promptTokenIds: [1], completionTokenIds: [] });
-    store.beginCall(sampleBeginInput({ sessionId: 'new', startedAt: 400 }));
-    recordCall(store, { sessionId: 'counted', startedAt: 150 }, {
-      tokenSource: 'none', promptTokenIds: null, completionTokenIds: null, completionLogprobs: null,
-      usage: { promptTokens: 10, completionTokens: 20 },
-    });
-    expect(store.listSessions().map((session) => session.id)).toEqual(['new', 'counted', 'old']);
-    expect(store.listSessions({ limit: 1, offset: 0 })).toEqual([
-      expect.objectContaining({
-        id: 'new', callCount: 3, promptTokens: 4, completionTokens: 2, lastCallAt: 400,
-        statusCounts: { ok: 1, aborted: 1, in_progress: 1 },
-      }),
-    ]);
-    expect(store.listSessions({ limit: 5, offset: 1 })).toEqual([
-      expect.objectContaining({ id: 'counted', promptTokens: 10, completionTokens: 20, statusCounts: { ok: 1 } }),
-      expect.objectContaining({ id: 'old', callCount: 1, promptTokens: 2, completionTokens: 1, lastCallAt: 100 }),
-    ]);
-  });
-
-  it('stats counts sessions and calls and reports the main file plus WAL bytes', () => {
-    const store = workspace.open();
-    recordCall(store, { sessionId: 'a' });
-    recordCall(store, { sessionId: 'b' });
-    recordCall(store, { sessionId: 'b' });
-    const stats = store.stats();
-    const mainBytes = statSync(workspace.databasePath).size;
-    const walBytes = statSync(`${workspace.databasePath}-wal`).size;
-    expect(stats).toEqual({ sessions: 2, calls: 3, bytesOnDisk: mainBytes + walBytes });
-    expect(walBytes).toBeGreaterThan(0);
-  });
-
-  it('an in-memory store works and reports its size', () => {
-    const store = openStore({ path: ':memory:' });
-    try {
-      const callId = recordCall(store);
-      expect(store.getCall(callId)?.completionTokenIds).toEqual(Int32Array.from([9707, 0, 151645]));
-      expect(store.stats().bytesOnDisk).toBeGreaterThan(0);
-      expect(store.integrityCheck()).toBe('ok');
-    } finally {
-      store.close();
-    }
-  });
-
-  it('closing and reopening the file keeps sessions, calls, token ids and bodies', () => {
-    const first = workspace.open();
-    first.ensureSession('kept', { harness: 'qwen-code' });
-    const callIds = [1, 2, 3].map((turn) =>
-      recordCall(first, { sessionId: 'kept', startedAt: turn }, { promptTokenIds: Array.from({ length: turn * 10 }, (_, id) => id) }),
-    );
-    const pending = first.beginCall(sampleBeginInput({ sessionId: 'kept', startedAt: 4 })).callId;
-    const before = { sessions: first.listSessions(), calls: first.listCalls('kept'), bodies: callIds.map((id) => first.getCallBodies(id)) };
-    first.close();
-    const second = workspace.open();
-    expect(second.listSessions()).toEqual(before.sessions);
-    expect(second.listCalls('kept')).toEqual(before.calls);
-    expect(callIds.map((id) => second.getCallBodies(id))).toEqual(before.bodies);
-    expect(second.getCall(pending)?.status).toBe('in_progress');
-    expect(second.integrityCheck()).toBe('ok');
   });
 });

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LATEST_SCHEMA_VERSION, isStoreError, openStore } from '../../store/index.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, LATEST_SCHEMA_VERSION, isStoreError, openStore } from '../../store/index.js';
+import { configureConnection } from '../../store/configure-connection.js';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import { MIGRATIONS } from '../../store/migrations/migrations.js';
 import { createTempWorkspace, recordCall, type TempWorkspace } from './store-fixtures.js';
@@ -71,5 +72,29 @@ describe('migrations', () => {
     expect(isStoreError(failure, 'STORE_SCHEMA_TOO_NEW')).toBe(true);
     expect((failure as Error).message).toMatch(/newer|upgrade/);
     expect(inspect(workspace.databasePath, readSchemaVersion)).toBe(LATEST_SCHEMA_VERSION + 1);
+  });
+});
+
+describe('connection settings', () => {
+  it('a writable connection gets WAL, synchronous NORMAL, foreign keys and a busy timeout', () => {
+    inspect(workspace.databasePath, (database) => {
+      configureConnection(database, { readonly: false });
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(database.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+      expect(database.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(database.pragma('busy_timeout', { simple: true })).toBe(DEFAULT_BUSY_TIMEOUT_MS);
+    });
+  });
+
+  it('foreign keys are enforced: a call cannot point at a session that does not exist', () => {
+    inspect(workspace.databasePath, (database) => {
+      configureConnection(database, { readonly: false });
+      applyMigrations(database);
+      const insert = database.prepare(
+        `INSERT INTO calls (id, session_id, seq, status, front_door, path, stream, sampling_params, metadata, started_at)
+         VALUES ('c', 'no-such-session', 1, 'in_progress', 'openai-chat', '/', 0, '{}', '{}', 0)`,
+      );
+      expect(() => insert.run()).toThrow(/FOREIGN KEY/);
+    });
   });
 });

@@ -1,24 +1,20 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStoreError, type StoreErrorCode } from '../../store/index.js';
 import { readSchemaVersion } from '../../store/migrations/apply-migrations.js';
-import { createTempWorkspace, recordCall, sampleBeginInput, type TempWorkspace } from './store-fixtures.js';
+import {
+  createTempWorkspace,
+  recordCall,
+  sampleBeginInput,
+  storeErrorCode as codeOf,
+  type TempWorkspace,
+} from './store-fixtures.js';
 
 let workspace: TempWorkspace;
 beforeEach(() => {
   workspace = createTempWorkspace();
 });
 afterEach(() => workspace.cleanup());
-
-function codeOf(run: () => unknown): StoreErrorCode | 'no error' | 'not a StoreError' {
-  try {
-    run();
-    return 'no error';
-  } catch (error) {
-    return isStoreError(error) ? error.code : 'not a StoreError';
-  }
-}
 
 describe('readonly open', () => {
   it('a missing file fails with STORE_NOT_INITIALIZED and is not created', () => {

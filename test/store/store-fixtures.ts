@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../store/index.js';
-import type { BeginCallInput, FinishCallInput, OpenStoreOptions, Store } from '../../store/index.js';
+import { isStoreError, openStore } from '../../store/index.js';
+import type { BeginCallInput, FinishCallInput, OpenStoreOptions, Store, StoreErrorCode } from '../../store/index.js';
 
 /** A temp directory for one test; `open` stores are closed and the directory removed by `cleanup`. */
 export interface TempWorkspace {
@@ -81,4 +81,14 @@ export function recordCall(
   const { callId } = store.beginCall(sampleBeginInput(begin));
   store.finishCall(callId, sampleFinishInput(finish));
   return callId;
+}
+
+/** The StoreError code `run` throws, or why there is none: for asserting one failure per line. */
+export function storeErrorCode(run: () => unknown): StoreErrorCode | 'no error' | 'not a StoreError' {
+  try {
+    run();
+    return 'no error';
+  } catch (error) {
+    return isStoreError(error) ? error.code : 'not a StoreError';
+  }
 }

@@ -1,0 +1,118 @@
+import { hash as oneShotHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { compressText, decompressText } from './compress-json.js';
+import { StoreError } from './store-error.js';
+
+/**
+ * Content-addressed storage for the parts of bodies (see body-store.ts): each distinct JSON text is
+ * one `blobs` row keyed by its sha256, deflated; an array of parts is a chain of `blob_lists` cells,
+ * one per prefix, keyed by a hash over the whole prefix. A history that grows by two messages a turn
+ * then adds two blobs and two cells a turn, however often it is resent.
+ */
+
+/** A JSON text and the sha256 of its UTF-8 bytes: the unit stored once. */
+export interface JsonPart {
+  text: string;
+  hash: Buffer;
+}
+
+export interface BlobStore {
+  /** Stores the part unless a blob with its hash exists; returns the blob's row id. */
+  writeBlob(part: JsonPart): number;
+  /** Stores the parts as a list, sharing every prefix already stored; returns the list's hash (hex). */
+  writeList(parts: readonly JsonPart[]): string;
+  readBlob(hash: string): unknown;
+  readList(hash: string): unknown[];
+}
+
+/**
+ * @example
+ * const blobs = createBlobStore(database);
+ * const listHash = blobs.writeList(messages.map((message) => toJsonPartOfText(JSON.stringify(message))));
+ */
+export function createBlobStore(database: Database.Database): BlobStore {
+  const selectBlobId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blobs WHERE hash = ?`);
+  const selectBlobData = database.prepare<[Buffer], { data: Buffer }>(`SELECT data FROM blobs WHERE hash = ?`);
+  const insertBlob = database.prepare<[Buffer, Buffer]>(`INSERT INTO blobs (hash, data) VALUES (?, ?)`);
+  const selectListId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blob_lists WHERE hash = ?`);
+  const insertList = database.prepare<[Buffer, number | null, number, number]>(
+    `INSERT INTO blob_lists (hash, previous_id, blob_id, length) VALUES (?, ?, ?, ?)`,
+  );
+  // A recursive CTE walks the list iteratively inside SQLite: one statement however long the history.
+  const selectListData = database.prepare<[Buffer], { length: number; data: Buffer }>(
+    `WITH RECURSIVE chain (previous_id, blob_id, length) AS (
+       SELECT previous_id, blob_id, length FROM blob_lists WHERE hash = ?
+       UNION ALL
+       SELECT blob_lists.previous_id, blob_lists.blob_id, blob_lists.length
+         FROM blob_lists JOIN chain ON blob_lists.id = chain.previous_id
+     )
+     SELECT chain.length, blobs.data FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
+  );
+
+  function writeBlob(part: JsonPart): number {
+    const existing = selectBlobId.get(part.hash);
+    if (existing !== undefined) return existing.id;
+    return Number(insertBlob.run(part.hash, compressText(part.text)).lastInsertRowid);
+  }
+
+  function writeList(parts: readonly JsonPart[]): string {
+    const cellHashes = prefixHashes(parts);
+    // Search from the end: a resent history usually lacks only its last few elements.
+    let storedLength = parts.length;
+    let previousId: number | null = null;
+    for (; storedLength > 0; storedLength--) {
+      const existing = selectListId.get(cellHashes[storedLength - 1] as Buffer);
+      if (existing !== undefined) {
+        previousId = existing.id;
+        break;
+      }
+    }
+    for (let index = storedLength; index < parts.length; index++) {
+      const blobId = writeBlob(parts[index] as JsonPart);
+      previousId = Number(insertList.run(cellHashes[index] as Buffer, previousId, blobId, index + 1).lastInsertRowid);
+    }
+    return (cellHashes[cellHashes.length - 1] ?? EMPTY_LIST_HASH).toString('hex');
+  }
+
+  function readBlob(hash: string): unknown {
+    const row = selectBlobData.get(Buffer.from(hash, 'hex'));
+    if (row === undefined) throw new StoreError('STORE_CORRUPT', `body blob ${hash} is missing`);
+    return JSON.parse(decompressText(row.data));
+  }
+
+  function readList(hash: string): unknown[] {
+    const rows = selectListData.all(Buffer.from(hash, 'hex'));
+    const expected = rows[rows.length - 1]?.length;
+    if (expected === undefined || rows.length !== expected) {
+      throw new StoreError('STORE_CORRUPT', `body list ${hash} is missing or broken`);
+    }
+    return rows.map((row) => JSON.parse(decompressText(row.data)));
+  }
+
+  return { writeBlob, writeList, readBlob, readList };
+}
+
+/** Hashes a JSON text for storage. */
+export function toJsonPartOfText(text: string): JsonPart {
+  return { text, hash: sha256(Buffer.from(text, 'utf8')) };
+}
+
+const EMPTY_LIST_HASH = Buffer.alloc(32);
+
+/** Cell i's hash is sha256(cell i-1's hash || part i's hash), the empty list's being 32 zero bytes. */
+function prefixHashes(parts: readonly JsonPart[]): Buffer[] {
+  const hashes: Buffer[] = [];
+  const link = Buffer.alloc(64);
+  for (const part of parts) {
+    part.hash.copy(link, 32);
+    const cellHash = sha256(link);
+    cellHash.copy(link, 0);
+    hashes.push(cellHash);
+  }
+  return hashes;
+}
+
+/** One-shot crypto.hash: several times cheaper than createHash for the many small parts of a body. */
+function sha256(bytes: Buffer): Buffer {
+  return oneShotHash('sha256', bytes, 'buffer');
+}

@@ -1,0 +1,25 @@
+import type Database from 'better-sqlite3';
+
+/** How long a writer waits for another connection's write lock before SQLITE_BUSY. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Per-connection settings, applied on every open.
+ * - `journal_mode=WAL`: readers (CLI, reconstruct) never block the recorder, nor it them.
+ * - `synchronous=NORMAL`: in WAL mode a commit is in the WAL file once `commit` returns, so a killed
+ *   process loses nothing; only an OS crash or power cut can drop the last transactions, and the
+ *   file stays consistent either way (https://www.sqlite.org/pragma.html#pragma_synchronous).
+ * - `foreign_keys=ON`: SQLite leaves it off by default, per connection.
+ * - `busy_timeout`: a second process writing the same file waits instead of failing at once.
+ * A read-only connection cannot change the journal mode (it is stored in the file), so it sets only the rest.
+ *
+ * @example
+ * configureConnection(new Database(path), { readonly: false });
+ */
+export function configureConnection(database: Database.Database, options: { readonly: boolean }): void {
+  database.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
+  database.pragma('foreign_keys = ON');
+  if (options.readonly) return;
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+}
