@@ -10,6 +10,7 @@ import { createLogger } from './create-logger.js';
 import { registerOpenAiChat } from './front-doors/openai-chat.js';
 import { registerOpenAiModels } from './front-doors/openai-models.js';
 import { setOpenAiErrorHandler } from './front-doors/openai-error-handler.js';
+import { registerAnthropicFrontDoor } from './front-doors/anthropic-messages.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** a pino logger to use instead of the one built from `logLevel` */
@@ -83,4 +84,5 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
       registerOpenAiModels(scope, context);
     }, { prefix });
   }
+  registerAnthropicFrontDoor(app, context);
 }
