@@ -1,0 +1,31 @@
+import type { SimScript } from '../../sim/index.js';
+import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+export interface ProofRun extends GatewayWithSim {
+  /** the agent's working directory */
+  workdir: ReturnType<typeof makeTempDir>;
+  /** the agent's HOME */
+  home: ReturnType<typeof makeTempDir>;
+}
+
+/**
+ * The simulator (any model name accepted, so an agent's own names reach the script's `match.model`) with the
+ * script, the gateway in front of it (both on port 0, temp database), and temp folders for the agent's work and
+ * HOME. `close()` removes all of it.
+ */
+export async function startProofRun(script: SimScript): Promise<ProofRun> {
+  const setup = await startGatewayWithSim({ script, acceptAnyModel: true });
+  const workdir = makeTempDir('tokentap-harness-work-');
+  const home = makeTempDir('tokentap-harness-home-');
+  return {
+    ...setup,
+    workdir,
+    home,
+    async close() {
+      await setup.close();
+      workdir.remove();
+      home.remove();
+    },
+  };
+}
