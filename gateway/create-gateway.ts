@@ -9,6 +9,8 @@ import type { GatewayContext } from './gateway-context.js';
 import { createLogger } from './create-logger.js';
 import { registerOpenAiChat } from './front-doors/openai-chat.js';
 import { registerOpenAiModels } from './front-doors/openai-models.js';
+import { registerOpenAiResponses } from './front-doors/openai-responses.js';
+import { registerOpenAiCompletions } from './front-doors/openai-completions.js';
 import { setOpenAiErrorHandler } from './front-doors/openai-error-handler.js';
 import { registerAnthropicFrontDoor } from './front-doors/anthropic-messages.js';
 
@@ -57,6 +59,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const context: GatewayContext = { config, backend, recorder };
   registerRoutes(app, context);
   app.addHook('onClose', async () => {
+    recorder.flush();
     await backend.close();
     if (givenStore === undefined) store.close();
   });
@@ -82,6 +85,8 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
       setOpenAiErrorHandler(scope);
       registerOpenAiChat(scope, context);
       registerOpenAiModels(scope, context);
+      registerOpenAiResponses(scope, context);
+      registerOpenAiCompletions(scope, context);
     }, { prefix });
   }
   registerAnthropicFrontDoor(app, context);

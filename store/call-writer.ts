@@ -104,7 +104,7 @@ export function createCallWriter(options: {
 
   return {
     beginCall(input) {
-      const callId = randomUUID();
+      const callId = input.callId ?? randomUUID();
       return { callId, seq: begin.immediate(callId, input) };
     },
     finishCall(callId, result) {

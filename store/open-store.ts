@@ -79,6 +79,18 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     listSessions: (options = {}) => sessions.list(options.limit ?? DEFAULT_LIST_LIMIT, options.offset ?? 0),
     beginCall: (input) => writable().beginCall(input),
     finishCall: (callId, result) => writable().finishCall(callId, result),
+    batch(work) {
+      writable();
+      const transaction = database.transaction(work);
+      try {
+        return transaction.immediate();
+      } catch (error) {
+        // finishCall caches a call's tokens as a future prompt parent once its savepoint is released; if the
+        // whole batch then fails to commit, those entries name calls that do not exist: forget them all
+        cache.clear();
+        throw error;
+      }
+    },
     getCall: (callId) => reader.getCall(callId),
     getCallBodies: (callId) => reader.getCallBodies(callId),
     listCalls: (sessionId) => reader.listCalls(sessionId),

@@ -48,6 +48,8 @@ export interface SessionRow {
 
 /** Written when a call is accepted (before the backend is asked). */
 export interface BeginCallInput {
+  /** the call's id when the caller chose it (the gateway does, to write the row off the hot path); else a random UUID */
+  callId?: string;
   sessionId: string;
   /** which front door: 'openai-chat' | 'openai-completions' | 'openai-responses' | 'anthropic-messages' */
   frontDoor: string;
@@ -172,6 +174,11 @@ export interface Store {
   getCallBodies(callId: string): CallBodies | null;
   /** calls of a session ordered by seq */
   listCalls(sessionId: string): CallRow[];
+  /**
+   * Runs several writes as one transaction (each write inside becomes a savepoint): one commit for a batch
+   * of calls instead of one per call. A write that throws inside rolls back alone if the caller catches it.
+   */
+  batch<T>(work: () => T): T;
   /** marks every `in_progress` call `incomplete` (run at start-up); returns how many */
   markInProgressIncomplete(): number;
   stats(): StoreStats;

@@ -32,22 +32,22 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
   const { reply, scope, renderer } = options;
   const raw = reply.raw;
   reply.hijack();
-  raw.writeHead(200, { ...renderer.streamHeaders(), 'cache-control': 'no-cache', ...(scope.callId ? { 'x-tokentap-call-id': scope.callId } : {}) });
+  raw.writeHead(200, { ...renderer.streamHeaders(), 'cache-control': 'no-cache', 'x-tokentap-call-id': scope.callId });
   const assembler = scope.createAssembler();
   const upstreamText: string[] = [];
   const end = await pumpEvents(options, assembler, upstreamText);
   const recorded = { timing: scope.timing, tokens: assembler.tokenRecord(), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200 };
   if (end.kind === 'aborted') {
-    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded }));
+    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded }));
     return;
   }
   if (end.kind === 'error') {
-    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', ...recorded, error: end.error, backendErrorBody: end.backendBody }));
+    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', ...recorded, error: end.error, backendErrorBody: end.backendBody }));
     await writeAndEnd(raw, renderer.renderStreamError(end.error, end.backendBody));
     return;
   }
   try {
-    scope.context.recorder.finish(scope.callId, finishInput({ status: 'ok', ...recorded }));
+    await scope.context.recorder.finish(scope.callId, finishInput({ status: 'ok', ...recorded }));
   } catch (error) {
     await writeAndEnd(raw, renderer.renderStreamError(error as TokentapError, undefined));
     return;

@@ -38,7 +38,7 @@ export interface ChatCallOptions {
 export interface CallScope {
   context: GatewayContext;
   createAssembler: () => StreamAssembler;
-  callId: string | null;
+  callId: string;
   timing: CallTiming;
   clientGone: () => boolean;
 }
@@ -79,7 +79,7 @@ export async function runChatCall(options: ChatCallOptions): Promise<void> {
     response = await context.backend.postJson(options.backendPath ?? '/v1/chat/completions', backendBody, controller.signal);
   } catch (error) {
     const failure = mapBackendFailure(error, { started: false });
-    context.recorder.finishQuietly(callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing, httpStatus: null, error: failure }));
+    await context.recorder.finishQuietly(callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing, httpStatus: null, error: failure }));
     throw failure;
   }
   if (response.statusCode >= 400) return relayBackendError(reply, response, scope);
@@ -97,7 +97,7 @@ async function relayBackendError(reply: FastifyReply, response: BackendResponse,
   const retryAfter = response.headers['retry-after'];
   if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
   const error = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, param: normalized.error.param, cause: normalized });
-  scope.context.recorder.finishQuietly(scope.callId, finishInput({
+  await scope.context.recorder.finishQuietly(scope.callId, finishInput({
     status: scope.clientGone() ? 'aborted' : 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error, backendErrorBody: backendBody,
   }));
   throw error;
@@ -109,13 +109,13 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
     body = await readBackendBody(response);
   } catch (error) {
     const failure = mapBackendFailure(error, { started: true });
-    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure }));
+    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure }));
     throw failure;
   }
   scope.timing.firstTokenAt = response.headersAt;
   if (!isRecord(body.json) || !Array.isArray(body.json.choices)) {
     const failure = new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent a body without choices: ${body.text.slice(0, 200)}` });
-    scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure, backendErrorBody: body.text }));
+    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure, backendErrorBody: body.text }));
     throw failure;
   }
   const assembler = scope.createAssembler();
@@ -123,8 +123,8 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
   const tokens = assembler.tokenRecord();
   // commit before the harness gets the answer: a response it received is always in the store
   // (the store serializes the body synchronously, before the renderer touches it)
-  scope.context.recorder.finish(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'ok', timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode }));
+  await scope.context.recorder.finish(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'ok', timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode }));
   const rendered = renderer.renderBody(body.json);
-  if (scope.callId !== null) reply.header('x-tokentap-call-id', scope.callId);
+  reply.header('x-tokentap-call-id', scope.callId);
   await reply.code(200).send(rendered);
 }
