@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import Anthropic, { APIError, RateLimitError } from '@anthropic-ai/sdk';
+import Anthropic, { APIError, APIUserAbortError, RateLimitError } from '@anthropic-ai/sdk';
 import { createGateway } from '../../../gateway/create-gateway.js';
 import { SseDecoder } from '../../../gateway/sse/sse-decoder.js';
 import type { SimBackendOptions, SimScript } from '../../../sim/index.js';
@@ -95,6 +95,24 @@ describe('backend errors reach Claude Code in Anthropic shape and are recorded',
   });
 });
 
+describe('Claude Code going away mid-stream', () => {
+  it('cancels the backend request and records the call as aborted with the tokens so far', async () => {
+    const { url, sim } = await start({ replies: [{ content: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen' }] }, { tokensPerSecond: 40 });
+    const cancelled = new Promise<void>((resolve) => sim.on('cancel', () => resolve()));
+    const client = new Anthropic({ baseURL: `${url}/s/gone`, apiKey: 'x', maxRetries: 0 });
+    const stream = client.messages.stream({ ...BODY, messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'disabled' } });
+    const ended = stream.finalMessage().catch((error: unknown) => error);
+    await new Promise<void>((resolve) => stream.on('text', () => resolve()));
+    stream.abort();
+    expect(await ended).toBeInstanceOf(APIUserAbortError);
+    await cancelled;
+    await expect.poll(() => setup!.gateway.store.listCalls('gone')[0]?.status).toBe('aborted');
+    const got = Array.from(onlyCall('gone').completionTokenIds ?? []);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got).toEqual(sim.log[0]?.completionTokenIds.slice(0, got.length));
+  });
+});
+
 describe('the Anthropic front door refuses bad input in Anthropic shape and records nothing', () => {
   const invalid: Array<[string, unknown]> = [
     ['malformed JSON', '{"messages": ['],
@@ -126,6 +144,23 @@ describe('the Anthropic front door refuses bad input in Anthropic shape and reco
       const response = await setup!.gateway.app.inject({ method: method as 'GET' | 'POST', url, payload: method === 'POST' ? {} : undefined });
       expect(response.statusCode).toBe(404);
       expect(response.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    }
+  });
+
+  it('answers an oversized body with 413 request_too_large and a non-JSON content type with 415', async () => {
+    const temp = makeTempDir();
+    const gateway = createGateway({ backendUrl: `http://127.0.0.1:${await closedPort()}`, db: temp.file('t.db'), logLevel: 'silent', bodyLimit: 1024 });
+    try {
+      const large = await gateway.app.inject({ method: 'POST', url: '/s/big/v1/messages', payload: { ...BODY, system: 'x'.repeat(2000) } });
+      expect(large.statusCode).toBe(413);
+      expect(large.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+      const plain = await gateway.app.inject({ method: 'POST', url: '/s/big/v1/messages', headers: { 'content-type': 'text/plain' }, payload: 'hi' });
+      expect(plain.statusCode).toBe(415);
+      expect(plain.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+      expect(gateway.store.listSessions()).toEqual([]);
+    } finally {
+      await gateway.close();
+      temp.remove();
     }
   });
 
