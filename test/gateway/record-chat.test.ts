@@ -88,3 +88,23 @@ describe('what the harness sees', () => {
   });
 
 });
+
+describe('other routes', () => {
+  it('answers GET /v1/models from the backend, on both base URLs', async () => {
+    for (const base of [`${setup.url}/v1`, setup.openaiBase('m')]) {
+      const response = await fetch(`${base}/models`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data: Array<{ id: string }> };
+      expect(body.data.map((model) => model.id)).toContain('Qwen/Qwen3-8B');
+    }
+  });
+
+  it('attributes a call to the x-tokentap-session header when the path names none', async () => {
+    const response = await fetch(`${setup.url}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-tokentap-session': 'by-header' },
+      body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'notes.txt' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(setup.gateway.store.listCalls('by-header')[0]?.metadata).toMatchObject({ sessionSource: 'header' });
+  });
+});
