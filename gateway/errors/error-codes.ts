@@ -11,6 +11,10 @@ export const ERROR_CODES = {
   TT_UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', message: 'Content-Type must be application/json' },
   /** no such route */
   TT_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Not found' },
+  /** a valid request that uses what tokentap cannot translate for the backend (a list of prompts, n > 1 on completions, item references, file inputs, background responses) */
+  TT_UNSUPPORTED_FEATURE: { status: 400, type: 'invalid_request_error', message: 'This request uses a feature tokentap does not support' },
+  /** `previous_response_id` names a response tokentap does not remember (unknown, from another session, evicted, before a restart, or stored with store: false) */
+  TT_PREVIOUS_RESPONSE_NOT_FOUND: { status: 400, type: 'invalid_request_error', message: 'Previous response not found' },
   /** a session id that is not [A-Za-z0-9._:-]{1,128} */
   TT_INVALID_SESSION: { status: 400, type: 'invalid_request_error', message: 'Invalid session id' },
   /** the backend could not be reached (refused, DNS failure, reset before an answer) */
