@@ -81,7 +81,6 @@ const messagesSchema = z.looseObject({
 const countTokensSchema = messagesSchema.extend({ max_tokens: z.number().int().min(1).optional() });
 
 export type AnthropicRequest = z.infer<typeof countTokensSchema>;
-export type AnthropicMessage = z.infer<typeof message>;
 export type AnthropicUserBlock = z.infer<typeof userBlock>;
 export type AnthropicAssistantBlock = z.infer<typeof assistantBlock>;
 export type AnthropicTextBlock = z.infer<typeof textBlock>;

@@ -1,5 +1,5 @@
 import type {
-  AnthropicAssistantBlock, AnthropicImageBlock, AnthropicMessage, AnthropicRequest, AnthropicTextBlock, AnthropicUserBlock,
+  AnthropicAssistantBlock, AnthropicImageBlock, AnthropicRequest, AnthropicTextBlock, AnthropicUserBlock,
 } from '../front-doors/anthropic-messages-schema.js';
 
 /** An OpenAI chat message as vLLM reads it. */
@@ -119,7 +119,7 @@ export function toChatMessages(request: Pick<AnthropicRequest, 'system' | 'messa
   const top = systemText(request.system);
   if (top !== null) system.push(top);
   const messages: ChatMessage[] = [];
-  for (const message of request.messages as AnthropicMessage[]) {
+  for (const message of request.messages) {
     if (message.role === 'system') {
       if (messages.length === 0) system.push(joinTexts(message.content));
       else messages.push({ role: 'system', content: joinTexts(message.content) });
