@@ -38,18 +38,24 @@ async function timeRequest(pool: Pool, path: string, body: string): Promise<numb
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-async function runBatch(pool: Pool, path: string, body: string, requests: number, concurrency: number): Promise<{ latencies: number[]; seconds: number }> {
+async function runBatch(pool: Pool, path: string, body: string, requests: number, concurrency: number): Promise<{ latencies: number[]; seconds: number; errors: number }> {
   const latencies: number[] = [];
   let next = 0;
+  let errors = 0;
   const start = process.hrtime.bigint();
   async function worker(): Promise<void> {
     while (next < requests) {
       next++;
-      latencies.push(await timeRequest(pool, path, body));
+      try {
+        latencies.push(await timeRequest(pool, path, body));
+      } catch (error) {
+        errors++;
+        if (errors <= 3) process.stderr.write(`request failed on ${path}: ${(error as Error).message}\n`);
+      }
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { latencies, seconds: Number(process.hrtime.bigint() - start) / 1e9 };
+  return { latencies, seconds: Number(process.hrtime.bigint() - start) / 1e9, errors };
 }
 
 function percentile(values: number[], fraction: number): number {
@@ -57,7 +63,7 @@ function percentile(values: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
 
-interface Totals { latencies: number[]; seconds: number; requests: number }
+interface Totals { latencies: number[]; seconds: number; requests: number; errors: number }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, requests: { type: 'string', default: '200' } } });
@@ -75,7 +81,7 @@ async function main(): Promise<void> {
       for (const stream of [false, true]) {
         for (const concurrency of [1, 64]) {
           const body = chatBody(bytes, stream);
-          const totals = Object.fromEntries(Object.keys(targets).map((name) => [name, { latencies: [], seconds: 0, requests: 0 }])) as unknown as Record<keyof typeof targets, Totals>;
+          const totals = Object.fromEntries(Object.keys(targets).map((name) => [name, { latencies: [], seconds: 0, requests: 0, errors: 0 }])) as unknown as Record<keyof typeof targets, Totals>;
           // warm-up, then rounds A B C A B C ... so drift hits every target alike
           for (const name of Object.keys(targets) as Array<keyof typeof targets>) await runBatch(pools[name], '/v1/chat/completions', body, 20, concurrency);
           for (let round = 0; round < rounds; round++) {
@@ -83,7 +89,8 @@ async function main(): Promise<void> {
               const batch = await runBatch(pools[name], '/v1/chat/completions', body, requestsPerBatch, concurrency);
               totals[name].latencies.push(...batch.latencies);
               totals[name].seconds += batch.seconds;
-              totals[name].requests += requestsPerBatch;
+              totals[name].requests += batch.latencies.length;
+              totals[name].errors += batch.errors;
             }
           }
           rows.push(formatRow(bytes, stream, concurrency, totals));
@@ -98,8 +105,8 @@ async function main(): Promise<void> {
   }
   process.stdout.write([
     `proxy overhead: ${rounds} interleaved rounds x ${requestsPerBatch} requests per target and case; latency = request sent to last byte read`,
-    '| body | mode | conc | direct p50 ms | pipe +p50 ms | tokentap +p50 ms | pipe +p99 ms | tokentap +p99 ms | pipe thr ratio | tokentap thr ratio |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| body | mode | conc | direct p50 ms | pipe +p50 ms | tokentap +p50 ms | pipe +p99 ms | tokentap +p99 ms | pipe thr ratio | tokentap thr ratio | errors d/p/t |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n') + '\n');
 }
@@ -108,7 +115,7 @@ function formatRow(bytes: number, stream: boolean, concurrency: number, totals: 
   const p = (name: 'direct' | 'pipe' | 'tokentap', fraction: number): number => percentile(totals[name].latencies, fraction);
   const throughput = (name: 'direct' | 'pipe' | 'tokentap'): number => totals[name].requests / totals[name].seconds;
   const fixed = (value: number): string => value.toFixed(3);
-  return `| ${bytes >= 100_000 ? '200 KB' : '2 KB'} | ${stream ? 'stream' : 'json'} | ${concurrency} | ${fixed(p('direct', 0.5))} | ${fixed(p('pipe', 0.5) - p('direct', 0.5))} | ${fixed(p('tokentap', 0.5) - p('direct', 0.5))} | ${fixed(p('pipe', 0.99) - p('direct', 0.99))} | ${fixed(p('tokentap', 0.99) - p('direct', 0.99))} | ${(throughput('pipe') / throughput('direct')).toFixed(3)} | ${(throughput('tokentap') / throughput('direct')).toFixed(3)} |`;
+  return `| ${bytes >= 100_000 ? '200 KB' : '2 KB'} | ${stream ? 'stream' : 'json'} | ${concurrency} | ${fixed(p('direct', 0.5))} | ${fixed(p('pipe', 0.5) - p('direct', 0.5))} | ${fixed(p('tokentap', 0.5) - p('direct', 0.5))} | ${fixed(p('pipe', 0.99) - p('direct', 0.99))} | ${fixed(p('tokentap', 0.99) - p('direct', 0.99))} | ${(throughput('pipe') / throughput('direct')).toFixed(3)} | ${(throughput('tokentap') / throughput('direct')).toFixed(3)} | ${totals.direct.errors}/${totals.pipe.errors}/${totals.tokentap.errors} |`;
 }
 
 void main();
