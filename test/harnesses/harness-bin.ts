@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const HARNESS_CACHE = join(REPO_ROOT, '.harness-cache');
 
-export type HarnessName = 'claude-code' | 'codex' | 'qwen-code' | 'pi';
+export type HarnessName = 'claude-code' | 'codex' | 'qwen-code' | 'pi' | 'opencode';
 
 interface HarnessPin {
   package: string;
