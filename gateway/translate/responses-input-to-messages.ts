@@ -72,7 +72,8 @@ function reasoningText(item: ReasoningItem): string {
  *   later in the conversation stays in place as a `system` message: moving it to the front would rewrite the
  *   start of every later prompt and break the token chain of the trajectory.
  * - a response's reasoning, text and tool calls (consecutive items) become ONE assistant message with
- *   `reasoning_content`, `content` and `tool_calls`, so the template renders the turn as the model wrote it.
+ *   `reasoning` (+ `reasoning_content`), `content` and `tool_calls`, so the template renders the turn as the model
+ *   wrote it (Qwen3's template keeps reasoning only for turns after the last user message).
  * - custom tool calls become function calls with arguments `{"input": ...}`; outputs become `tool` messages.
  *
  * @example responsesInputToMessages([{ role: 'user', content: 'hi' }], 'Be brief', names).messages[0] // { role: 'system', content: 'Be brief' }
@@ -160,7 +161,11 @@ function translateItem(entry: InputItem, param: string, names: ResponsesToolName
 
 function assistantMessage(draft: AssistantDraft): ChatMessage {
   const message: ChatMessage = { role: 'assistant', content: draft.content ?? '' };
-  if (draft.reasoning !== undefined) message.reasoning_content = draft.reasoning;
+  // vLLM reads `reasoning` since PR #27752 and `reasoning_content` before it: both carry the same text
+  if (draft.reasoning !== undefined) {
+    message.reasoning = draft.reasoning;
+    message.reasoning_content = draft.reasoning;
+  }
   if (draft.toolCalls.length > 0) message.tool_calls = draft.toolCalls;
   return message;
 }

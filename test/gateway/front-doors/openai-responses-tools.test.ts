@@ -77,7 +77,7 @@ describe('custom (free-form) tools', () => {
     });
     expect(second.output_text).toBe('patched');
     expect(backendBody('custom-loop', 1).messages.slice(1)).toEqual([
-      { role: 'assistant', content: '', reasoning_content: '\nA patch it is.\n', tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: PATCH }) } }] },
+      { role: 'assistant', content: '', reasoning: '\nA patch it is.\n', reasoning_content: '\nA patch it is.\n', tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: PATCH }) } }] },
       { role: 'tool', tool_call_id: call.call_id, content: 'Done!' },
     ]);
     const [one, two] = setup.sim.log;
