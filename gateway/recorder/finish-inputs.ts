@@ -1,6 +1,7 @@
 import type { FinishCallInput } from '../../store/types.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { TokentapError } from '../errors/tokentap-error.js';
+import { elidePromptIdsFromBody, elidePromptIdsFromStream } from './elide-prompt-ids.js';
 
 /** Wall-clock marks of one call, in ms since epoch. */
 export interface CallTiming {
@@ -59,8 +60,8 @@ export function finishInput(details: FinishDetails): FinishCallInput {
     stopReason: tokens.stopReason,
     usage: tokens.usage,
     flags: tokens.flags,
-    responseBody: details.responseBody ?? null,
-    responseStream: details.responseStream ?? null,
+    responseBody: elidePromptIdsFromBody(details.responseBody ?? null),
+    responseStream: details.responseStream == null ? null : elidePromptIdsFromStream(details.responseStream),
     httpStatus: details.httpStatus,
     error: error === undefined
       ? null

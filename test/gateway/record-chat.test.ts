@@ -6,6 +6,7 @@ import type { SimScript } from '../../sim/index.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { expectCallsMatchSim } from '../helpers/expect-calls-match-sim.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { ELIDED_PROMPT_IDS } from '../../gateway/recorder/elide-prompt-ids.js';
 
 /** Drives the example agent's tools: write a file, read it back, then answer. */
 const TOOL_SCRIPT: SimScript = {
@@ -50,6 +51,12 @@ describe('the official openai client through the gateway, multi-turn with tools'
       const bodies = setup.gateway.store.getCallBodies(calls[2]?.id ?? '');
       expect((bodies?.requestBody as { messages: unknown[] }).messages).toHaveLength(result.messages.length - 1);
       expect(bodies?.backendRequestBody).toMatchObject({ return_token_ids: true, logprobs: true });
+      // prompt ids live packed in the call row once; bodies and streams do not repeat them (linear space)
+      const promptIdsText = Array.from(calls[2]?.promptTokenIds ?? []).slice(0, 40).join(',');
+      expect(JSON.stringify(bodies?.responseBody)).not.toContain(promptIdsText);
+      expect(bodies?.responseStream ?? '').not.toContain(promptIdsText);
+      if (stream) expect(bodies?.responseStream).toContain(ELIDED_PROMPT_IDS);
+      else expect(bodies?.responseBody).toMatchObject({ prompt_token_ids: ELIDED_PROMPT_IDS });
       expect(calls[0]?.metadata).toMatchObject({ sessionSource: 'path' });
       expect(String(calls[0]?.metadata['user-agent'])).toMatch(/OpenAI/);
     });
