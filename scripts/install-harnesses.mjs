@@ -27,12 +27,20 @@ if (missing.length === 0) {
 mkdirSync(cache, { recursive: true });
 // A package.json of its own keeps npm from walking up into tokentap's package.json and lockfile.
 const dependencies = Object.fromEntries(Object.values(pins).map((pin) => [pin.package, pin.version]));
-writeFileSync(join(cache, 'package.json'), `${JSON.stringify({ name: 'tokentap-harness-cache', private: true, dependencies }, null, 2)}\n`);
+// Install scripts (blocked by default from npm 11 on): Claude Code's and OpenCode's postinstall put their
+// platform binary in place from an optional dependency (no download); nothing else needs one.
+const allowScripts = {
+  [`${pins['claude-code'].package}@${pins['claude-code'].version}`]: true,
+  [`${pins.opencode.package}@${pins.opencode.version}`]: true,
+  '@google/genai': false,
+  koffi: false,
+  protobufjs: false,
+};
+writeFileSync(join(cache, 'package.json'), `${JSON.stringify({ name: 'tokentap-harness-cache', private: true, dependencies, allowScripts }, null, 2)}\n`);
 const specs = Object.values(pins).map((pin) => `${pin.package}@${pin.version}`);
 console.log(`harnesses: installing ${specs.join(' ')} into ${cache}`);
 const started = Date.now();
-// Install scripts stay on: Claude Code's postinstall puts its platform binary in place (no download).
-execFileSync('npm', ['install', '--prefix', cache, '--no-audit', '--no-fund', '--save-exact', '--no-package-lock', ...specs], { stdio: 'inherit' });
+execFileSync('npm', ['install', '--prefix', cache, '--no-audit', '--no-fund', '--no-package-lock'], { stdio: 'inherit' });
 const still = Object.values(pins).filter((pin) => installedVersion(pin.package) !== pin.version);
 if (still.length > 0) {
   console.error(`harnesses: not installed: ${still.map((pin) => `${pin.package}@${pin.version}`).join(', ')}`);
