@@ -1,14 +1,21 @@
-// Prints vitest's JSON report as the plain closing line CI reads: "N passed, N failed[, N skipped]".
+// Sums vitest JSON reports into the plain closing line CI reads: "N passed, N failed[, N skipped]".
+// A report that is missing (its run crashed before writing it) counts as one failure.
 import { readFileSync, existsSync } from 'node:fs';
 
-const path = process.argv[2];
-if (!existsSync(path)) {
-  console.log('0 passed, 1 failed');
-  process.exit(1);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const path of process.argv.slice(2)) {
+  if (!existsSync(path)) {
+    failed += 1;
+    continue;
+  }
+  const report = JSON.parse(readFileSync(path, 'utf8'));
+  // a test file that failed to load has no assertion results: count it as a failure too
+  const brokenFiles = report.testResults.filter((suite) => suite.status === 'failed' && suite.assertionResults.length === 0).length;
+  passed += report.numPassedTests;
+  failed += report.numFailedTests + brokenFiles;
+  skipped += report.numPendingTests + report.numTodoTests;
 }
-const report = JSON.parse(readFileSync(path, 'utf8'));
-const failedSuites = report.testResults.filter((suite) => suite.status === 'failed' && suite.assertionResults.length === 0).length;
-const failed = report.numFailedTests + failedSuites;
-const skipped = report.numPendingTests + report.numTodoTests;
-console.log(`${report.numPassedTests} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
-process.exit(failed > 0 || report.numPassedTests === 0 ? 1 : 0);
+console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);
