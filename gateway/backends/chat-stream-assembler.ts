@@ -1,5 +1,6 @@
 import { isRecord } from '../json/is-record.js';
-import { checkTokenRecord, type ChatTokenRecord } from './chat-token-record.js';
+import type { ChatTokenRecord } from './chat-token-record.js';
+import { TokenTally } from './token-tally.js';
 import { readChoiceTokens, readPromptTokenIds, readUsage } from './vllm-chat-response.js';
 import type { StreamAssembler } from './stream-assembler.js';
 
@@ -19,14 +20,7 @@ interface AssembledToolCall {
  * assembler.add(chunk); ...; const record = assembler.tokenRecord(); const body = assembler.responseBody();
  */
 export class ChatStreamAssembler implements StreamAssembler {
-  #promptTokenIds: number[] | null = null;
-  #completionTokenIds: number[] = [];
-  #logprobs: number[] = [];
-  #sawTokenIds = false;
-  #sawLogprobs = false;
-  #finishReason: string | null = null;
-  #stopReason: string | number | null = null;
-  #usage: { promptTokens?: number; completionTokens?: number } | null = null;
+  readonly #tally = new TokenTally();
   #head: Record<string, unknown> = {};
   #content = '';
   #reasoning = '';
@@ -40,7 +34,7 @@ export class ChatStreamAssembler implements StreamAssembler {
   }
 
   get finished(): boolean {
-    return this.#finishReason !== null;
+    return this.#tally.finished;
   }
 
   add(chunk: Record<string, unknown>): void {
@@ -48,10 +42,8 @@ export class ChatStreamAssembler implements StreamAssembler {
     if (this.#chunks === 1) {
       for (const key of ['id', 'object', 'created', 'model'] as const) this.#head[key] = chunk[key];
     }
-    const promptIds = readPromptTokenIds(chunk);
-    if (promptIds !== null && this.#promptTokenIds === null) this.#promptTokenIds = promptIds;
-    const usage = readUsage(chunk);
-    if (usage !== null) this.#usage = usage;
+    this.#tally.addPromptIds(readPromptTokenIds(chunk));
+    this.#tally.addUsage(readUsage(chunk));
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const choice = choices.find((entry) => isRecord(entry) && (entry.index ?? 0) === 0);
     if (!isRecord(choice)) return;
@@ -59,19 +51,7 @@ export class ChatStreamAssembler implements StreamAssembler {
   }
 
   #addChoice(choice: Record<string, unknown>): void {
-    const tokens = readChoiceTokens(choice);
-    if (tokens.tokenIds !== null) {
-      this.#sawTokenIds = true;
-      for (const id of tokens.tokenIds) this.#completionTokenIds.push(id);
-    }
-    if (tokens.logprobs !== null) {
-      this.#sawLogprobs = true;
-      for (const logprob of tokens.logprobs) this.#logprobs.push(logprob);
-    }
-    if (tokens.finishReason !== null) {
-      this.#finishReason = tokens.finishReason;
-      this.#stopReason = tokens.stopReason;
-    }
+    this.#tally.addChoice(readChoiceTokens(choice));
     if (isRecord(choice.delta)) this.#addDelta(choice.delta);
   }
 
@@ -114,16 +94,7 @@ export class ChatStreamAssembler implements StreamAssembler {
   }
 
   tokenRecord(): ChatTokenRecord {
-    const base = {
-      promptTokenIds: this.#promptTokenIds,
-      completionTokenIds: this.#sawTokenIds ? this.#completionTokenIds : null,
-      completionLogprobs: this.#sawLogprobs ? this.#logprobs : null,
-      finishReason: this.#finishReason,
-      stopReason: this.#stopReason,
-      usage: this.#usage,
-    };
-    const tokenSource = this.#sawTokenIds || this.#promptTokenIds !== null ? 'backend' : 'none';
-    return { ...base, tokenSource, flags: tokenSource === 'none' ? [] : checkTokenRecord(base) };
+    return this.#tally.record();
   }
 
   /** The stream as one chat.completion body (what a non-streaming call would have returned). */
@@ -135,8 +106,8 @@ export class ChatStreamAssembler implements StreamAssembler {
       ...this.#head,
       object: 'chat.completion',
       assembled_from_stream: true,
-      choices: [{ index: 0, message, finish_reason: this.#finishReason, stop_reason: this.#stopReason }],
-      usage: this.#usage === null ? null : { prompt_tokens: this.#usage.promptTokens, completion_tokens: this.#usage.completionTokens },
+      choices: [{ index: 0, message, finish_reason: this.#tally.finishReason, stop_reason: this.#tally.stopReason }],
+      usage: this.#tally.usageBody(),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { isRecord } from '../json/is-record.js';
-import { checkTokenRecord, type ChatTokenRecord } from './chat-token-record.js';
+import type { ChatTokenRecord } from './chat-token-record.js';
+import { TokenTally } from './token-tally.js';
 import { readUsage } from './vllm-chat-response.js';
 import { readCompletionChoiceTokens } from './vllm-completion-response.js';
 import type { StreamAssembler } from './stream-assembler.js';
@@ -14,20 +15,13 @@ import type { StreamAssembler } from './stream-assembler.js';
  * assembler.add(chunk); ...; const record = assembler.tokenRecord();
  */
 export class CompletionStreamAssembler implements StreamAssembler {
-  #promptTokenIds: number[] | null = null;
-  #completionTokenIds: number[] = [];
-  #logprobs: number[] = [];
-  #sawTokenIds = false;
-  #sawLogprobs = false;
-  #finishReason: string | null = null;
-  #stopReason: string | number | null = null;
-  #usage: { promptTokens?: number; completionTokens?: number } | null = null;
+  readonly #tally = new TokenTally();
   #head: Record<string, unknown> = {};
   #text = '';
   #payloads = 0;
 
   get finished(): boolean {
-    return this.#finishReason !== null;
+    return this.#tally.finished;
   }
 
   add(payload: Record<string, unknown>): void {
@@ -35,29 +29,14 @@ export class CompletionStreamAssembler implements StreamAssembler {
     if (this.#payloads === 1) {
       for (const key of ['id', 'object', 'created', 'model'] as const) this.#head[key] = payload[key];
     }
-    const usage = readUsage(payload);
-    if (usage !== null) this.#usage = usage;
+    this.#tally.addUsage(readUsage(payload));
     const choices = Array.isArray(payload.choices) ? payload.choices : [];
     const choice = choices.find((entry) => isRecord(entry) && (entry.index ?? 0) === 0);
-    if (isRecord(choice)) this.#addChoice(choice);
-  }
-
-  #addChoice(choice: Record<string, unknown>): void {
+    if (!isRecord(choice)) return;
     const tokens = readCompletionChoiceTokens(choice);
-    // vLLM sends the prompt ids on the first chunk only (null afterwards)
-    if (tokens.promptTokenIds !== null && this.#promptTokenIds === null) this.#promptTokenIds = tokens.promptTokenIds;
-    if (tokens.tokenIds !== null) {
-      this.#sawTokenIds = true;
-      for (const id of tokens.tokenIds) this.#completionTokenIds.push(id);
-    }
-    if (tokens.logprobs !== null) {
-      this.#sawLogprobs = true;
-      for (const logprob of tokens.logprobs) this.#logprobs.push(logprob);
-    }
-    if (tokens.finishReason !== null) {
-      this.#finishReason = tokens.finishReason;
-      this.#stopReason = tokens.stopReason;
-    }
+    // completions put the prompt ids inside the choice (first chunk only when streaming)
+    this.#tally.addPromptIds(tokens.promptTokenIds);
+    this.#tally.addChoice(tokens);
     if (typeof choice.text === 'string') this.#text += choice.text;
   }
 
@@ -67,16 +46,7 @@ export class CompletionStreamAssembler implements StreamAssembler {
   }
 
   tokenRecord(): ChatTokenRecord {
-    const base = {
-      promptTokenIds: this.#promptTokenIds,
-      completionTokenIds: this.#sawTokenIds ? this.#completionTokenIds : null,
-      completionLogprobs: this.#sawLogprobs ? this.#logprobs : null,
-      finishReason: this.#finishReason,
-      stopReason: this.#stopReason,
-      usage: this.#usage,
-    };
-    const tokenSource = this.#sawTokenIds || this.#promptTokenIds !== null ? 'backend' : 'none';
-    return { ...base, tokenSource, flags: tokenSource === 'none' ? [] : checkTokenRecord(base) };
+    return this.#tally.record();
   }
 
   /** The stream as one text_completion body (what a non-streaming call would have returned). */
@@ -85,8 +55,8 @@ export class CompletionStreamAssembler implements StreamAssembler {
       ...this.#head,
       object: 'text_completion',
       assembled_from_stream: true,
-      choices: [{ index: 0, text: this.#text, finish_reason: this.#finishReason, stop_reason: this.#stopReason }],
-      usage: this.#usage === null ? null : { prompt_tokens: this.#usage.promptTokens, completion_tokens: this.#usage.completionTokens },
+      choices: [{ index: 0, text: this.#text, finish_reason: this.#tally.finishReason, stop_reason: this.#tally.stopReason }],
+      usage: this.#tally.usageBody(),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { isRecord } from '../json/is-record.js';
 import type { HarnessAsked } from './vllm-chat-request.js';
+import type { ChoiceTokenFields } from './token-tally.js';
 
 /**
  * Reading and stripping vLLM chat payloads. vLLM field facts (shared/fixtures/vllm-captures/SOURCES.md):
@@ -7,15 +8,8 @@ import type { HarnessAsked } from './vllm-chat-request.js';
  * when streaming, the EOS id on the finishing chunk); null and missing mean the same.
  */
 
-/** Appends the choice's token ids, logprobs, finish and stop reasons to the running record. */
-export interface ChoiceTokens {
-  tokenIds: number[] | null;
-  logprobs: number[] | null;
-  finishReason: string | null;
-  stopReason: string | number | null;
-}
-
-export function readChoiceTokens(choice: Record<string, unknown>): ChoiceTokens {
+/** A chat choice's token ids, logprobs, finish and stop reasons (null where the payload carried none). */
+export function readChoiceTokens(choice: Record<string, unknown>): ChoiceTokenFields {
   const rawIds = choice.token_ids;
   const tokenIds = Array.isArray(rawIds) ? rawIds.map(Number) : null;
   const logprobContent = isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content) ? choice.logprobs.content : null;

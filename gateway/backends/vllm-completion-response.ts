@@ -1,5 +1,6 @@
 import { isRecord } from '../json/is-record.js';
 import type { CompletionAsked } from './vllm-completion-request.js';
+import type { ChoiceTokenFields } from './token-tally.js';
 
 /**
  * Reading and stripping vLLM /v1/completions payloads. Facts (shared/reference B.1 and
@@ -8,12 +9,8 @@ import type { CompletionAsked } from './vllm-completion-request.js';
  * on the first stream chunk only; legacy logprobs are `{tokens, token_logprobs, top_logprobs, text_offset}`;
  * null and missing mean the same.
  */
-export interface CompletionChoiceTokens {
+export interface CompletionChoiceTokens extends ChoiceTokenFields {
   promptTokenIds: number[] | null;
-  tokenIds: number[] | null;
-  logprobs: number[] | null;
-  finishReason: string | null;
-  stopReason: string | number | null;
 }
 
 /** @example readCompletionChoiceTokens(body.choices[0]).tokenIds // [9707, 0, 151645] */

@@ -1,0 +1,85 @@
+import { checkTokenRecord, type ChatTokenRecord } from './chat-token-record.js';
+
+/** One choice's token fields as read from a body or a stream payload (null: the payload did not carry them). */
+export interface ChoiceTokenFields {
+  tokenIds: number[] | null;
+  logprobs: number[] | null;
+  finishReason: string | null;
+  stopReason: string | number | null;
+}
+
+type Usage = { promptTokens?: number; completionTokens?: number };
+
+/**
+ * The token side of one backend call, summed as payloads arrive: prompt ids (the first that come), completion
+ * ids and logprobs in order, how it finished, and usage. Shared by every endpoint's assembler, so "no ids" stays
+ * distinct from "zero ids" and the checks against usage are the same everywhere.
+ *
+ * @example
+ * const tally = new TokenTally();
+ * tally.addPromptIds(chunk.prompt_token_ids); tally.addChoice(readChoiceTokens(choice)); tally.record();
+ */
+export class TokenTally {
+  #promptTokenIds: number[] | null = null;
+  readonly #completionTokenIds: number[] = [];
+  readonly #logprobs: number[] = [];
+  #sawTokenIds = false;
+  #sawLogprobs = false;
+  #finishReason: string | null = null;
+  #stopReason: string | number | null = null;
+  #usage: Usage | null = null;
+
+  get finished(): boolean {
+    return this.#finishReason !== null;
+  }
+
+  get finishReason(): string | null {
+    return this.#finishReason;
+  }
+
+  get stopReason(): string | number | null {
+    return this.#stopReason;
+  }
+
+  /** vLLM sends prompt ids once (the first chunk) and null afterwards: the first non-null wins. */
+  addPromptIds(ids: number[] | null): void {
+    if (ids !== null && this.#promptTokenIds === null) this.#promptTokenIds = ids;
+  }
+
+  addUsage(usage: Usage | null): void {
+    if (usage !== null) this.#usage = usage;
+  }
+
+  addChoice(fields: ChoiceTokenFields): void {
+    if (fields.tokenIds !== null) {
+      this.#sawTokenIds = true;
+      for (const id of fields.tokenIds) this.#completionTokenIds.push(id);
+    }
+    if (fields.logprobs !== null) {
+      this.#sawLogprobs = true;
+      for (const logprob of fields.logprobs) this.#logprobs.push(logprob);
+    }
+    if (fields.finishReason !== null) {
+      this.#finishReason = fields.finishReason;
+      this.#stopReason = fields.stopReason;
+    }
+  }
+
+  record(): ChatTokenRecord {
+    const base = {
+      promptTokenIds: this.#promptTokenIds,
+      completionTokenIds: this.#sawTokenIds ? this.#completionTokenIds : null,
+      completionLogprobs: this.#sawLogprobs ? this.#logprobs : null,
+      finishReason: this.#finishReason,
+      stopReason: this.#stopReason,
+      usage: this.#usage,
+    };
+    const tokenSource = this.#sawTokenIds || this.#promptTokenIds !== null ? 'backend' : 'none';
+    return { ...base, tokenSource, flags: tokenSource === 'none' ? [] : checkTokenRecord(base) };
+  }
+
+  /** usage in the backend's own field names, for assembled bodies */
+  usageBody(): Record<string, number | undefined> | null {
+    return this.#usage === null ? null : { prompt_tokens: this.#usage.promptTokens, completion_tokens: this.#usage.completionTokens };
+  }
+}
