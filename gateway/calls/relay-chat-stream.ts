@@ -8,7 +8,7 @@ import { isRecord } from '../json/is-record.js';
 import { SseDecoder } from '../sse/sse-decoder.js';
 import { finishInput } from '../recorder/finish-inputs.js';
 import type { ChatCallRenderer } from './chat-call-renderer.js';
-import type { CallScope } from './run-chat-call.js';
+import type { CallScope } from './call-scope.js';
 import { writeWithBackpressure } from './write-with-backpressure.js';
 
 export interface RelayChatStreamOptions {

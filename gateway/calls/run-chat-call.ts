@@ -13,6 +13,7 @@ import { harnessMetadata, resolveSession } from '../sessions/resolve-session.js'
 import { finishInput, type CallTiming } from '../recorder/finish-inputs.js';
 import type { ChatCallRenderer } from './chat-call-renderer.js';
 import { relayChatStream } from './relay-chat-stream.js';
+import type { CallScope } from './call-scope.js';
 
 export interface ChatCallOptions {
   request: FastifyRequest<{ Params: { sessionId?: string } }>;
@@ -34,14 +35,6 @@ export interface ChatCallOptions {
   createAssembler?: () => StreamAssembler;
 }
 
-/** What the pipeline hands to the error path: enough to record and to answer. */
-export interface CallScope {
-  context: GatewayContext;
-  createAssembler: () => StreamAssembler;
-  callId: string;
-  timing: CallTiming;
-  clientGone: () => boolean;
-}
 
 /**
  * One recorded chat call, whatever the front door: attribute the session, record the call as in progress, ask
