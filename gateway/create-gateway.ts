@@ -13,6 +13,7 @@ import { registerOpenAiResponses } from './front-doors/openai-responses.js';
 import { registerOpenAiCompletions } from './front-doors/openai-completions.js';
 import { setOpenAiErrorHandler } from './front-doors/openai-error-handler.js';
 import { registerAnthropicFrontDoor } from './front-doors/anthropic-messages.js';
+import { createTokenFaithful } from './token-faithful/create-token-faithful.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** a pino logger to use instead of the one built from `logLevel` */
@@ -57,6 +58,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   });
   const recorder = new CallRecorder(store, config.recordFailure, logger);
   const context: GatewayContext = { config, backend, recorder };
+  if (config.tokenFaithful.length > 0) {
+    context.tokenFaithful = createTokenFaithful({
+      models: config.tokenFaithful,
+      modelDir: config.modelDir,
+      reasoningParser: config.reasoningParser,
+      toolCallParser: config.toolCallParser,
+      backend,
+      logger: logger as FastifyBaseLogger,
+    });
+  }
   registerRoutes(app, context);
   app.addHook('onClose', async () => {
     recorder.flush();
@@ -78,7 +89,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   // every front door speaks JSON: a text/plain body is a client mistake (415), not a string to validate
   app.removeContentTypeParser('text/plain');
-  app.get('/healthz', async () => ({ status: 'ok', recording: context.recorder.counters }));
+  app.get('/healthz', async () => ({
+    status: 'ok',
+    recording: context.recorder.counters,
+    ...(context.tokenFaithful === undefined ? {} : { tokenFaithful: context.tokenFaithful.counters }),
+  }));
   setOpenAiErrorHandler(app);
   for (const prefix of ['/v1', '/s/:sessionId/v1']) {
     void app.register(async (scope) => {

@@ -1,10 +1,13 @@
 import type { BackendClient } from './backends/vllm.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import type { CallRecorder } from './recorder/call-recorder.js';
+import type { TokenFaithful } from './token-faithful/create-token-faithful.js';
 
 /** What every front door needs, built once by createGateway. */
 export interface GatewayContext {
   config: GatewayConfig;
   backend: BackendClient;
   recorder: CallRecorder;
+  /** token-in-token-out mode, when `tokenFaithful` names any model (docs/token-faithful.md) */
+  tokenFaithful?: TokenFaithful;
 }

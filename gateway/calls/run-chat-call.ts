@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import type { BackendResponse } from '../backends/vllm.js';
@@ -35,7 +36,6 @@ export interface ChatCallOptions {
   createAssembler?: () => StreamAssembler;
 }
 
-
 /**
  * One recorded chat call, whatever the front door: attribute the session, record the call as in progress, ask
  * the backend (cancelled when the harness leaves), then relay the answer through the front door's renderer and
@@ -45,31 +45,40 @@ export interface ChatCallOptions {
  * @example await runChatCall({ request, reply, context, frontDoor: 'openai-chat', requestBody, backendBody, stream, renderer })
  */
 export async function runChatCall(options: ChatCallOptions): Promise<void> {
-  const { request, reply, context, backendBody } = options;
+  const { request, reply, context } = options;
   const { sessionId, source } = resolveSession(request.params.sessionId, request.headers);
   const timing: CallTiming = { startedAt: Date.now(), firstTokenAt: null };
-  const callId = context.recorder.begin({
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  const callId = randomUUID();
+  const requestedModel = typeof options.requestBody.model === 'string' ? options.requestBody.model : null;
+  // token-faithful mode sends a chat call to /v1/completions with prompt ids it rendered (docs/token-faithful.md)
+  const faithful = options.backendPath === undefined
+    ? await context.tokenFaithful?.prepare({ sessionId, callId, requestedModel, chatBody: options.backendBody, renderer: options.renderer, signal: controller.signal })
+    : undefined;
+  const call: ChatCallOptions = faithful?.route ? { ...options, ...faithful.route } : options;
+  const { backendBody } = call;
+  context.recorder.begin({
+    callId,
     sessionId,
     frontDoor: options.frontDoor,
     path: request.url.split('?')[0] ?? request.url,
-    requestedModel: typeof options.requestBody.model === 'string' ? options.requestBody.model : null,
+    requestedModel,
     backendModel: typeof backendBody.model === 'string' ? backendBody.model : null,
     stream: options.stream,
     requestBody: options.requestBody,
     backendRequestBody: backendBody,
     samplingParams: pickSamplingParams(backendBody),
-    metadata: { ...harnessMetadata(request.headers), ...options.metadata, sessionSource: source },
+    metadata: { ...harnessMetadata(request.headers), ...options.metadata, ...faithful?.metadata, sessionSource: source },
     startedAt: timing.startedAt,
   });
-  const controller = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  const createAssembler = options.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
+  const createAssembler = call.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
   const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted };
   let response: BackendResponse;
   try {
-    response = await context.backend.postJson(options.backendPath ?? '/v1/chat/completions', backendBody, controller.signal);
+    response = await context.backend.postJson(call.backendPath ?? '/v1/chat/completions', backendBody, controller.signal);
   } catch (error) {
     const failure = mapBackendFailure(error, { started: false });
     await context.recorder.finishQuietly(callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing, httpStatus: null, error: failure }));
@@ -77,9 +86,9 @@ export async function runChatCall(options: ChatCallOptions): Promise<void> {
   }
   if (response.statusCode >= 400) return relayBackendError(reply, response, scope);
   if (options.stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
-    return relayChatStream({ reply, response, scope, renderer: options.renderer });
+    return relayChatStream({ reply, response, scope, renderer: call.renderer });
   }
-  await relayChatBody(reply, response, scope, options.renderer);
+  await relayChatBody(reply, response, scope, call.renderer);
 }
 
 async function relayBackendError(reply: FastifyReply, response: BackendResponse, scope: CallScope): Promise<never> {

@@ -29,9 +29,27 @@ export const gatewayConfigSchema = z.strictObject({
   backendConnections: z.coerce.number().int().positive().default(256),
   /** what to do when a call cannot be written to the store: refuse it (503) or serve it unrecorded (counted, logged) */
   recordFailure: z.enum(['refuse', 'serve']).default('refuse'),
+  /**
+   * models served token-in-token-out (docs/token-faithful.md): a list of model names (the harness's or the
+   * one sent to the backend), `*` for all; a comma-separated string is accepted (flag and env). Empty: off.
+   */
+  tokenFaithful: z.union([z.string(), z.array(z.string().min(1))]).transform(splitModelList).default([]),
+  /** a Hugging Face model folder (tokenizer.json, tokenizer_config.json or chat_template.jinja) that token-faithful
+   * mode renders prompts with; without it the backend's /tokenize renders them */
+  modelDir: z.string().min(1).optional(),
+  /** how token-faithful mode splits reasoning from the completion text (vLLM's --reasoning-parser) */
+  reasoningParser: z.enum(['qwen3', 'none']).default('qwen3'),
+  /** how token-faithful mode reads tool calls from the completion text (vLLM's --tool-call-parser) */
+  toolCallParser: z.enum(['hermes', 'qwen3-coder', 'none']).default('hermes'),
   /** pino level */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** `"a, b"` -> `['a', 'b']`; lists pass as they are. */
+function splitModelList(value: string | string[]): string[] {
+  if (typeof value !== 'string') return value;
+  return value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+}
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;

@@ -1,0 +1,41 @@
+import type { BackendClient } from '../backends/vllm.js';
+import { readBackendBody } from '../backends/read-backend-body.js';
+import { isRecord } from '../json/is-record.js';
+import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
+
+/**
+ * Renders prompts with the backend's own tokenizer and chat template through vLLM's `POST /tokenize`
+ * (`{model, messages, tools, add_generation_prompt, chat_template_kwargs, ...}` -> `{tokens}`), for a gateway
+ * started without `--model-dir`. Two requests per extended call (the conversation up to the earlier assistant
+ * turn, and the whole of it), one per fresh call.
+ *
+ * @example const renderer = createBackendPromptRenderer(backend);
+ */
+export function createBackendPromptRenderer(backend: BackendClient): PromptRenderer {
+  return {
+    renderFull: (request, signal) => tokenize(backend, request, request.messages, request.addGenerationPrompt, signal),
+    async renderAfterTurn(request, prefixCount, endOfTurnId, signal) {
+      const [before, whole] = await Promise.all([
+        tokenize(backend, request, request.messages.slice(0, prefixCount), false, signal),
+        tokenize(backend, request, request.messages, request.addGenerationPrompt, signal),
+      ]);
+      const turns = countOccurrences(before, endOfTurnId);
+      if (turns === 0) return null;
+      const cut = indexAfterOccurrence(whole, endOfTurnId, turns);
+      return cut === -1 ? null : whole.slice(cut);
+    },
+  };
+}
+
+async function tokenize(backend: BackendClient, request: PromptRequest, messages: unknown[], addGenerationPrompt: boolean, signal: AbortSignal): Promise<number[]> {
+  const body: Record<string, unknown> = { model: request.model, messages, add_generation_prompt: addGenerationPrompt, add_special_tokens: false };
+  if (request.tools !== null) body.tools = request.tools;
+  if (request.chatTemplateKwargs !== null) body.chat_template_kwargs = request.chatTemplateKwargs;
+  if (request.chatTemplate !== null) body.chat_template = request.chatTemplate;
+  const response = await backend.postJson('/tokenize', body, signal);
+  const { text, json } = await readBackendBody(response);
+  if (response.statusCode >= 400 || !isRecord(json) || !Array.isArray(json.tokens)) {
+    throw new Error(`the backend's /tokenize answered ${response.statusCode}: ${text.slice(0, 300)}`);
+  }
+  return json.tokens.map(Number);
+}

@@ -1,0 +1,166 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { BackendClient } from '../backends/vllm.js';
+import type { ChatTokenRecord } from '../backends/chat-token-record.js';
+import type { ChatCallRenderer } from '../calls/chat-call-renderer.js';
+import { createBackendPromptRenderer } from './backend-prompt-renderer.js';
+import { completionRequestFromChat } from './completion-request-from-chat.js';
+import { canonicalMessage, extendPrefixHash } from './conversation-hashes.js';
+import { createLocalPromptRenderer } from './local-prompt-renderer.js';
+import type { OutputParserOptions, ReasoningParserName, ToolCallParserName } from './output-parsers.js';
+import { planPrompt, type PromptPlan } from './plan-prompt.js';
+import { promptRequestFrom, type PromptRenderer } from './prompt-renderer.js';
+import { SessionTokenHistory, type SessionTokenHistoryLimits } from './session-token-history.js';
+import { TokenFaithfulAssembler } from './token-faithful-assembler.js';
+import { tokenFaithfulCounters, countPlan, type TokenFaithfulCounters } from './token-faithful-counters.js';
+
+export interface TokenFaithfulOptions {
+  /** model names served token-faithfully (the harness's or the backend's name); `*` for all */
+  models: readonly string[];
+  /** a Hugging Face model folder to render with; without it the backend's /tokenize renders */
+  modelDir?: string | undefined;
+  reasoningParser: ReasoningParserName;
+  toolCallParser: ToolCallParserName;
+  backend: BackendClient;
+  logger: FastifyBaseLogger;
+  historyLimits?: SessionTokenHistoryLimits;
+}
+
+export interface PrepareInput {
+  sessionId: string;
+  /** the id the call will be recorded under (the history names the calls it extends) */
+  callId: string;
+  /** the model name the harness asked for */
+  requestedModel: string | null;
+  /** the vLLM chat body the front door built */
+  chatBody: Record<string, unknown>;
+  /** the front door's renderer */
+  renderer: ChatCallRenderer;
+  signal: AbortSignal;
+}
+
+/** How the pipeline sends one token-faithful call instead of the chat request. */
+export interface TokenFaithfulRoute {
+  backendPath: string;
+  backendBody: Record<string, unknown>;
+  createAssembler: () => TokenFaithfulAssembler;
+  renderer: ChatCallRenderer;
+}
+
+export interface TokenFaithful {
+  readonly counters: TokenFaithfulCounters;
+  /**
+   * The route for a call of a covered model, with the call metadata saying how its prompt came about; `route`
+   * is null when the prompt could not be rendered (the call then goes to the chat endpoint as usual, and the
+   * metadata says why). Null for models not covered.
+   */
+  prepare(input: PrepareInput): Promise<{ route: TokenFaithfulRoute | null; metadata: Record<string, unknown> } | null>;
+}
+
+/**
+ * Token-in-token-out mode (docs/token-faithful.md): each session's token history stays in the gateway, and a
+ * request that extends an earlier call is sent to `/v1/completions` as that call's prompt + completion ids + the
+ * ids of just the new messages, so prompts stay token-identical across turns whatever the harness resends. The
+ * completion is parsed here (reasoning, tool calls) and handed to the front door in the chat shape.
+ *
+ * @example const tokenFaithful = createTokenFaithful({ models: ['*'], reasoningParser: 'qwen3', toolCallParser: 'hermes', backend, logger });
+ */
+export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithful {
+  const history = new SessionTokenHistory(options.historyLimits);
+  const renderer: PromptRenderer = options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir);
+  const counters = tokenFaithfulCounters(history);
+  const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));
+  return {
+    counters,
+    async prepare(input) {
+      const { chatBody } = input;
+      const backendModel = typeof chatBody.model === 'string' ? chatBody.model : null;
+      if (!covers(input.requestedModel) && !covers(backendModel)) return null;
+      // prefilling an assistant turn has no earlier turn to extend: vLLM's chat endpoint renders it
+      if (chatBody.continue_final_message === true) return plainRoute(counters, 'continue-final-message');
+      const request = promptRequestFrom(chatBody);
+      let plan: PromptPlan;
+      try {
+        plan = await planPrompt({ history, renderer, sessionId: input.sessionId, request, signal: input.signal });
+      } catch (error) {
+        options.logger.warn({ err: error, sessionId: input.sessionId }, 'token-faithful rendering failed; the call goes to the chat endpoint');
+        return plainRoute(counters, 'render-failed', (error as Error).message);
+      }
+      countPlan(counters, plan);
+      const parserOptions: OutputParserOptions = {
+        reasoning: options.reasoningParser,
+        toolCalls: options.toolCallParser,
+        tools: request.tools ?? [],
+        parseToolCalls: chatBody.tool_choice !== 'none',
+      };
+      let assembler: TokenFaithfulAssembler | null = null;
+      const remember = (): void => {
+        if (assembler !== null) rememberCall(history, input, plan, assembler);
+      };
+      return {
+        metadata: { tokenFaithful: describePlan(plan) },
+        route: {
+          backendPath: '/v1/completions',
+          backendBody: completionRequestFromChat(chatBody, plan.promptIds),
+          createAssembler: () => (assembler = new TokenFaithfulAssembler(parserOptions)),
+          renderer: rememberingRenderer(input.renderer, remember),
+        },
+      };
+    },
+  };
+}
+
+function plainRoute(counters: TokenFaithfulCounters, reason: string, error?: string): { route: null; metadata: Record<string, unknown> } {
+  counters.plain++;
+  counters.reasons[reason] = (counters.reasons[reason] ?? 0) + 1;
+  return { route: null, metadata: { tokenFaithful: { mode: 'plain', reason, ...(error === undefined ? {} : { error: error.slice(0, 500) }) } } };
+}
+
+/** The call metadata: `{mode: 'extend', extends}` or `{mode: 'fresh', reason, againstCallId?, divergedAt?}`. */
+function describePlan(plan: PromptPlan): Record<string, unknown> {
+  if (plan.mode === 'extend') return { mode: 'extend', extends: plan.extendsCallId, newTokens: plan.newTokenCount };
+  const { mode, reason, againstCallId, divergedAt } = plan;
+  return { mode, reason, ...(againstCallId === undefined ? {} : { againstCallId }), ...(divergedAt === undefined ? {} : { divergedAt }) };
+}
+
+/** Keeps an answered call in the session's history, with the assistant message the harness was given. */
+function rememberCall(history: SessionTokenHistory, input: PrepareInput, plan: PromptPlan, assembler: TokenFaithfulAssembler): void {
+  const record = assembler.tokenRecord();
+  if (record.promptTokenIds === null || record.completionTokenIds === null) return;
+  const assistantHash = extendPrefixHash(plan.hashes.at(-1) ?? '', canonicalMessage(assembler.assistantMessage()));
+  history.remember(input.sessionId, {
+    callId: input.callId,
+    prefixHashes: [...plan.hashes, assistantHash],
+    settings: plan.settings,
+    promptIds: record.promptTokenIds,
+    completionIds: record.completionTokenIds,
+    endOfTurnId: endOfTurnId(record),
+  });
+}
+
+/**
+ * The sampled id that ended the turn: the EOS (stop_reason null) or a stop token id, which vLLM keeps in
+ * `token_ids`. A stop string is not in the ids, and max tokens cut the turn: neither can be extended.
+ */
+function endOfTurnId(record: ChatTokenRecord): number | null {
+  const last = record.completionTokenIds?.at(-1);
+  if (last === undefined || record.finishReason !== 'stop') return null;
+  if (record.stopReason === null || record.stopReason === last) return last;
+  return null;
+}
+
+/** The front door's renderer, plus: once the call is answered and stored, remember it. */
+function rememberingRenderer(inner: ChatCallRenderer, remember: () => void): ChatCallRenderer {
+  return {
+    renderBody(completion) {
+      remember();
+      return inner.renderBody(completion);
+    },
+    streamHeaders: () => inner.streamHeaders(),
+    renderChunk: (chunk, assembler) => inner.renderChunk(chunk, assembler),
+    renderStreamEnd(assembler) {
+      remember();
+      return inner.renderStreamEnd(assembler);
+    },
+    renderStreamError: (error, backendBody) => inner.renderStreamError(error, backendBody),
+  };
+}

@@ -1,0 +1,67 @@
+import { isRecord } from '../json/is-record.js';
+
+/** What decides a chat prompt's tokens: the fields vLLM's chat renderer (and its /tokenize) read. */
+export interface PromptRequest {
+  model: string | null;
+  messages: Array<Record<string, unknown>>;
+  tools: unknown[] | null;
+  chatTemplateKwargs: Record<string, unknown> | null;
+  /** a per-request template (vLLM's `chat_template` field); null: the model's own */
+  chatTemplate: string | null;
+  addGenerationPrompt: boolean;
+}
+
+/**
+ * Turns chat messages into prompt token ids with the model's chat template. Two implementations: a local Hugging
+ * Face folder (`--model-dir`) or the backend's own `/tokenize`.
+ */
+export interface PromptRenderer {
+  /** the whole conversation's prompt ids, as vLLM's chat endpoint would render them */
+  renderFull(request: PromptRequest, signal: AbortSignal): Promise<number[]>;
+  /**
+   * The ids of what follows the earlier assistant turn (the first `prefixCount` messages end with it): the whole
+   * conversation is rendered and cut right after that turn's end-of-turn token (`endOfTurnId`), so the template
+   * decides how tool results, user turns and the generation prompt are written. Null when the cut cannot be
+   * found (a template that writes no such token after an assistant turn).
+   */
+  renderAfterTurn(request: PromptRequest, prefixCount: number, endOfTurnId: number, signal: AbortSignal): Promise<number[] | null>;
+}
+
+/**
+ * The prompt fields of a vLLM chat body.
+ *
+ * @example promptRequestFrom({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).addGenerationPrompt // true
+ */
+export function promptRequestFrom(chatBody: Record<string, unknown>): PromptRequest {
+  const messages = Array.isArray(chatBody.messages) ? chatBody.messages.filter(isRecord) : [];
+  return {
+    model: typeof chatBody.model === 'string' ? chatBody.model : null,
+    messages,
+    tools: Array.isArray(chatBody.tools) && chatBody.tools.length > 0 ? chatBody.tools : null,
+    chatTemplateKwargs: isRecord(chatBody.chat_template_kwargs) ? chatBody.chat_template_kwargs : null,
+    chatTemplate: typeof chatBody.chat_template === 'string' ? chatBody.chat_template : null,
+    addGenerationPrompt: chatBody.add_generation_prompt !== false,
+  };
+}
+
+/**
+ * Where the text (or ids) after the `count`-th occurrence of `marker` starts; -1 when there are fewer.
+ *
+ * @example indexAfterOccurrence([1, 9, 2, 9, 3], 9, 2) // 4
+ */
+export function indexAfterOccurrence<T>(sequence: ArrayLike<T> & { indexOf(value: T, from?: number): number }, marker: T, count: number, markerLength = 1): number {
+  let from = 0;
+  for (let seen = 0; seen < count; seen++) {
+    const at = sequence.indexOf(marker, from);
+    if (at === -1) return -1;
+    from = at + markerLength;
+  }
+  return from;
+}
+
+/** How often `marker` occurs (non-overlapping). */
+export function countOccurrences<T>(sequence: ArrayLike<T> & { indexOf(value: T, from?: number): number }, marker: T, markerLength = 1): number {
+  let count = 0;
+  for (let at = sequence.indexOf(marker); at !== -1; at = sequence.indexOf(marker, at + markerLength)) count++;
+  return count;
+}

@@ -1,0 +1,60 @@
+import { expect } from 'vitest';
+import type { GatewayOptions } from '../../gateway/create-gateway.js';
+import { qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import type { SimBackendOptions, SimScript } from '../../sim/index.js';
+import { renderReplyText } from '../../sim/render-reply-text.js';
+import type { CallRow } from '../../store/types.js';
+import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
+
+export const MODEL = 'Qwen/Qwen3-8B';
+
+/** A tool each step of the scripted trajectories calls. */
+export const STEP_TOOL = {
+  type: 'function' as const,
+  function: {
+    name: 'read_step',
+    description: 'Read the note of one step.',
+    parameters: { type: 'object', properties: { step: { type: 'integer' }, label: { type: 'string' } }, required: ['step'] },
+  },
+};
+
+/** What the model writes at step `step` of a trajectory: reasoning, then a tool call (Qwen3's own text). */
+export function stepText(step: number): string {
+  return renderReplyText({ reasoning: `Step ${step}: I read the next note.`, toolCalls: [{ name: 'read_step', arguments: { step, label: `note ${step}` } }] }, { thinking: true });
+}
+
+/** The final answer of a trajectory. */
+export function answerText(answer: string): string {
+  return renderReplyText({ reasoning: 'I have read every note.', content: answer }, { thinking: true });
+}
+
+/** Script entries answering in order, once each, on any endpoint (a token-id prompt has no text to match on). */
+export function orderedScript(texts: string[]): SimScript {
+  return { replies: texts.map((text) => ({ text })), otherwise: 'error' };
+}
+
+/**
+ * The simulator and a gateway in token-faithful mode for every model (or plain when `tokenFaithful` is false),
+ * rendering with the bundled Qwen3 folder unless told to use the backend's /tokenize.
+ */
+export async function startTokenFaithful(script: SimScript, options: { tokenFaithful?: boolean; render?: 'local' | 'backend'; sim?: SimBackendOptions; gateway?: GatewayOptions } = {}): Promise<GatewayWithSim> {
+  const faithful: GatewayOptions = options.tokenFaithful === false ? {} : {
+    tokenFaithful: '*',
+    ...(options.render === 'backend' ? {} : { modelDir: qwen3TokenizerDir() }),
+  };
+  return startGatewayWithSim({ script, ...options.sim }, { ...faithful, ...options.gateway });
+}
+
+/** True when call `next`'s prompt starts with call `earlier`'s prompt and completion, id for id. */
+export function extendsCall(next: CallRow, earlier: CallRow): boolean {
+  const expected = [...(earlier.promptTokenIds ?? []), ...(earlier.completionTokenIds ?? [])];
+  const prompt = next.promptTokenIds ?? new Int32Array();
+  return prompt.length > expected.length && expected.every((id, index) => prompt[index] === id);
+}
+
+/** Asserts that every call's prompt starts with the previous call's prompt + completion. */
+export function expectPromptChain(calls: CallRow[]): void {
+  for (let index = 1; index < calls.length; index++) {
+    expect(extendsCall(calls[index]!, calls[index - 1]!), `call ${index + 1} extends call ${index}`).toBe(true);
+  }
+}
