@@ -30,3 +30,18 @@ export {
   type StoreStats,
 } from './store/index.js';
 export * from './sim/index.js';
+export {
+  createRetokenizer,
+  retokenizeCall,
+  tryRetokenizeCall,
+  renderHarmonyChat,
+  o200kHarmonySpecialTokens,
+  type Retokenizer,
+  type RetokenizerOptions,
+  type RetokenizedCall,
+  type RetokenizeRefusal,
+  type RetokenizeRefusalReason,
+  type RenderChatOptions,
+  type AssistantOutput,
+  type TiktokenEncodingName,
+} from './reconstruct/retokenize/index.js';
