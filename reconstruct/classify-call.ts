@@ -1,0 +1,49 @@
+import type { CallRow } from '../store/index.js';
+import type { SampleStatus } from './sample.js';
+
+/**
+ * What reconstruction may do with one call:
+ * - `chain`: status ok, backend ids, no flags, a completion with one logprob per id. Trainable and mergeable.
+ * - `own`: the call failed (aborted, backend_error, incomplete) after the backend sent ids. Its own sample, with
+ *   the status saying why and loss weight 0: the ids it has are exact, but the turn never finished.
+ * - `retokenize`: the backend gave no ids (`tokenSource: 'none'`) and the caller passed a retokenizer.
+ * - `skip`: nothing token-exact to train on (no ids yet, flagged ids, missing logprobs); reported with the reason.
+ */
+export type CallRole =
+  | { kind: 'chain'; status: SampleStatus }
+  | { kind: 'own'; status: SampleStatus }
+  | { kind: 'retokenize' }
+  | { kind: 'skip'; reason: string };
+
+/**
+ * @example
+ * classifyCall(call, { canRetokenize: false }); // { kind: 'chain', status: 'completed' }
+ */
+export function classifyCall(call: CallRow, options: { canRetokenize: boolean }): CallRole {
+  if (call.status === 'in_progress') return { kind: 'skip', reason: 'still in progress: no tokens yet' };
+  if (call.tokenSource !== 'backend') {
+    if (options.canRetokenize && call.status === 'ok') return { kind: 'retokenize' };
+    return { kind: 'skip', reason: 'the backend returned no token ids (tokenSource none)' };
+  }
+  // a flag means the recorded ids may not be what the backend conditioned on or sampled: never train on them
+  if (call.flags.length > 0) return { kind: 'skip', reason: `flagged ${call.flags.join(', ')}: its ids are not trusted` };
+  if (call.promptTokenIds === null) return { kind: 'skip', reason: 'no prompt ids recorded' };
+  const completion = call.completionTokenIds;
+  if (completion === null || completion.length === 0) return { kind: 'skip', reason: 'no completion ids recorded' };
+  if (call.completionLogprobs === null || call.completionLogprobs.length !== completion.length) {
+    return { kind: 'skip', reason: 'no logprob for every completion id' };
+  }
+  if (call.status === 'ok') return { kind: 'chain', status: call.finishReason === 'length' ? 'truncated' : 'completed' };
+  return { kind: 'own', status: call.status === 'aborted' ? 'aborted' : 'failed' };
+}
+
+/**
+ * True when the call's completion stopped before the model ended its turn (max tokens, abort, backend error),
+ * so a later prompt cannot carry it on token for token.
+ *
+ * @example
+ * isCutCompletion({ ...call, finishReason: 'length' }); // true
+ */
+export function isCutCompletion(call: CallRow): boolean {
+  return call.status !== 'ok' || call.finishReason === 'length';
+}

@@ -1,0 +1,57 @@
+import type { CallBodies, CallRow, CallStatus, Store } from '../store/index.js';
+import type { DriftDiagnostic, DriftKind, Sample } from './sample.js';
+
+/**
+ * How calls become samples (docs/reconstruct.md):
+ * - `per-call`: one sample per call (its prompt as context, its completion trained); always faithful, costs
+ *   the whole prompt again for every call.
+ * - `merge`: calls whose prompt extends an earlier call's prompt + completion exactly share one sample.
+ */
+export type ReconstructStrategy = 'per-call' | 'merge';
+
+/** What reconstruction reads from a store: a session's calls, and bodies only to classify a chain break. */
+export type ReconstructSource = Pick<Store, 'listCalls' | 'getCallBodies'>;
+
+/** Turns ids into text for drift excerpts and for telling a retokenization from a re-render; an HfTokenizer fits. */
+export interface DriftTokenizer {
+  decode(ids: readonly number[]): string;
+}
+
+/**
+ * Rebuilds token ids from the stored bodies of a call the backend gave no ids for (`tokenSource: 'none'`).
+ * Bind your tokenizer: `retokenizer: (call, bodies) => retokenizeCall(call, bodies, tokenizer)`.
+ * Samples made from its ids are marked `faithful: false`.
+ */
+export type RetokenizeCall = (
+  call: CallRow,
+  bodies: CallBodies,
+) => { promptTokenIds: Int32Array; completionTokenIds: Int32Array } | null;
+
+export interface ReconstructOptions {
+  /** default `merge` */
+  strategy?: ReconstructStrategy;
+  /** adds text to drift excerpts and lets a break be classified `retokenized` (same text, other ids) */
+  tokenizer?: DriftTokenizer;
+  /** used only for calls with `tokenSource: 'none'`; without it they are skipped (and reported) */
+  retokenizer?: RetokenizeCall;
+}
+
+/** A call that produced no sample, and why (reported, never dropped silently). */
+export interface SkippedCall {
+  callId: string;
+  seq: number;
+  status: CallStatus;
+  reason: string;
+}
+
+/** Everything reconstruction found in one session: the samples and what it could not turn into samples. */
+export interface SessionReconstruction {
+  sessionId: string;
+  strategy: ReconstructStrategy;
+  /** in order of each sample's first call */
+  samples: Sample[];
+  skipped: SkippedCall[];
+  /** every chain break, in call order (merge only; per-call samples have no chains to break) */
+  drift: DriftDiagnostic[];
+  driftCounts: Record<DriftKind, number>;
+}
