@@ -31,6 +31,30 @@ export {
 } from './store/index.js';
 export * from './sim/index.js';
 export {
+  reconstructSession,
+  reconstructSessionReport,
+  reconstructCalls,
+  iterateSamples,
+  iterateSessions,
+  verifySample,
+  countDrift,
+  DRIFT_KINDS,
+  type Sample,
+  type SampleStatus,
+  type DriftDiagnostic,
+  type DriftKind,
+  type ReconstructOptions,
+  type ReconstructStrategy,
+  type ReconstructSource,
+  type RetokenizeCall,
+  type DriftTokenizer,
+  type SkippedCall,
+  type SessionReconstruction,
+  type IterateSamplesOptions,
+  type IterateSource,
+  type VerifyResult,
+} from './reconstruct/index.js';
+export {
   createRetokenizer,
   retokenizeCall,
   tryRetokenizeCall,
