@@ -1,6 +1,7 @@
 import { isRecord } from '../json/is-record.js';
 import type { HarnessAsked } from './vllm-chat-request.js';
 import type { ChoiceTokenFields } from './token-tally.js';
+import { readTokenIds } from './read-token-ids.js';
 
 /**
  * Reading and stripping vLLM chat payloads. vLLM field facts (shared/fixtures/vllm-captures/SOURCES.md):
@@ -10,8 +11,7 @@ import type { ChoiceTokenFields } from './token-tally.js';
 
 /** A chat choice's token ids, logprobs, finish and stop reasons (null where the payload carried none). */
 export function readChoiceTokens(choice: Record<string, unknown>): ChoiceTokenFields {
-  const rawIds = choice.token_ids;
-  const tokenIds = Array.isArray(rawIds) ? rawIds.map(Number) : null;
+  const tokenIds = readTokenIds(choice.token_ids, 'token_ids');
   const logprobContent = isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content) ? choice.logprobs.content : null;
   const logprobs = logprobContent === null
     ? null
@@ -23,7 +23,7 @@ export function readChoiceTokens(choice: Record<string, unknown>): ChoiceTokenFi
 }
 
 export function readPromptTokenIds(payload: Record<string, unknown>): number[] | null {
-  return Array.isArray(payload.prompt_token_ids) ? payload.prompt_token_ids.map(Number) : null;
+  return readTokenIds(payload.prompt_token_ids, 'prompt_token_ids');
 }
 
 export function readUsage(payload: Record<string, unknown>): { promptTokens?: number; completionTokens?: number } | null {

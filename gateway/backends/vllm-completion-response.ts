@@ -1,6 +1,7 @@
 import { isRecord } from '../json/is-record.js';
 import type { CompletionAsked } from './vllm-completion-request.js';
 import type { ChoiceTokenFields } from './token-tally.js';
+import { readTokenIds } from './read-token-ids.js';
 
 /**
  * Reading and stripping vLLM /v1/completions payloads. Facts (shared/reference B.1 and
@@ -15,12 +16,11 @@ export interface CompletionChoiceTokens extends ChoiceTokenFields {
 
 /** @example readCompletionChoiceTokens(body.choices[0]).tokenIds // [9707, 0, 151645] */
 export function readCompletionChoiceTokens(choice: Record<string, unknown>): CompletionChoiceTokens {
-  const ids = (value: unknown): number[] | null => (Array.isArray(value) ? value.map(Number) : null);
   const legacy = isRecord(choice.logprobs) && Array.isArray(choice.logprobs.token_logprobs) ? choice.logprobs.token_logprobs : null;
   const stop = choice.stop_reason;
   return {
-    promptTokenIds: ids(choice.prompt_token_ids),
-    tokenIds: ids(choice.token_ids),
+    promptTokenIds: readTokenIds(choice.prompt_token_ids, 'prompt_token_ids'),
+    tokenIds: readTokenIds(choice.token_ids, 'token_ids'),
     logprobs: legacy === null ? null : legacy.map((value) => (typeof value === 'number' ? value : Number.NaN)),
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
     stopReason: typeof stop === 'string' || typeof stop === 'number' ? stop : null,

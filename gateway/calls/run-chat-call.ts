@@ -121,7 +121,13 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
     throw failure;
   }
   const assembler = scope.createAssembler();
-  assembler.addBody(body.json);
+  try {
+    assembler.addBody(body.json);
+  } catch (error) {
+    const failure = error instanceof TokentapError ? error : new TokentapError('TT_BACKEND_BAD_RESPONSE', { cause: error });
+    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure, backendErrorBody: body.text }));
+    throw failure;
+  }
   const tokens = assembler.tokenRecord();
   // commit before the harness gets the answer: a response it received is always in the store
   // (the store serializes the body synchronously, before the renderer touches it)

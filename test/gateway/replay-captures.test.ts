@@ -82,4 +82,13 @@ describe('real vLLM streams replayed through the gateway', () => {
     const call = gateway.store.listCalls('plain')[0];
     expect(call).toMatchObject({ status: 'ok', tokenSource: 'none', promptTokenIds: null, completionTokenIds: null, completionLogprobs: null, flags: [] });
   });
+
+  it('refuses token ids that are not integers (502, recorded as backend_error) rather than coercing them', async () => {
+    const bad = { id: 'c', object: 'chat.completion', created: 1, model: 'm', prompt_token_ids: [1, 'two', 3], choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop', token_ids: [5] }] };
+    const { gateway, url } = await gatewayInFrontOf(JSON.stringify(bad), 'application/json');
+    const response = await fetch(`${url}/s/bad-ids/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) });
+    expect(response.status).toBe(502);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('TT_BACKEND_BAD_RESPONSE');
+    expect(gateway.store.listCalls('bad-ids')[0]).toMatchObject({ status: 'backend_error', promptTokenIds: null });
+  });
 });
