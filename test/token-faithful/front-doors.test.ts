@@ -3,6 +3,7 @@ import type { MessageParam, Message } from '@anthropic-ai/sdk/resources/messages
 import OpenAI from 'openai';
 import type { ChatCompletionMessage, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
+import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { CallRow } from '../../store/types.js';
 import { expectCallsMatchSim } from '../helpers/expect-calls-match-sim.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
@@ -24,6 +25,8 @@ function expectFaithfulSession(session: string, frontDoor: string): CallRow[] {
   expect(calls).toHaveLength(3);
   expectCallsMatchSim(calls, setup!.sim.log);
   expectPromptChain(calls);
+  const samples = reconstructSession(setup!.gateway.store, session, { strategy: 'merge' });
+  expect(samples.map((sample) => verifySample(sample, calls))).toEqual([{ ok: true }]);
   expect(calls.map((call) => call.frontDoor)).toEqual([frontDoor, frontDoor, frontDoor]);
   expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend']);
   for (const call of calls) {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
+import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { answerText, expectPromptChain, extendsCall, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepText } from './token-faithful-fixtures.js';
 
@@ -48,6 +49,8 @@ describe('a 20-turn Qwen3 tool trajectory (thinking on) through the openai clien
     const calls = setup.gateway.store.listCalls('plain');
     expect(calls).toHaveLength(TURNS);
     for (let index = 1; index < calls.length; index++) expect(extendsCall(calls[index]!, calls[index - 1]!), `call ${index + 1}`).toBe(false);
+    const samples = reconstructSession(setup.gateway.store, 'plain', { strategy: 'merge' });
+    expect(samples).toHaveLength(TURNS);
   });
 
   for (const stream of [false, true]) {
@@ -58,6 +61,10 @@ describe('a 20-turn Qwen3 tool trajectory (thinking on) through the openai clien
       const calls = setup.gateway.store.listCalls('faithful');
       expect(calls).toHaveLength(TURNS);
       expectPromptChain(calls);
+      const samples = reconstructSession(setup.gateway.store, 'faithful', { strategy: 'merge' });
+      expect(samples).toHaveLength(1);
+      expect(samples[0]!.callIds).toEqual(calls.map((call) => call.id));
+      expect(verifySample(samples[0]!, calls)).toEqual({ ok: true });
       expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', ...Array<string>(TURNS - 1).fill('extend')]);
       expect(calls[0]!.metadata.tokenFaithful).toEqual({ mode: 'fresh', reason: 'first-call' });
       expect(calls[1]!.metadata.tokenFaithful).toMatchObject({ mode: 'extend', extends: calls[0]!.id });
