@@ -17,6 +17,10 @@ const FLAG_HELP: Record<string, string> = {
   'backend-body-timeout-ms': 'longest silence inside a backend body, default 300000',
   'backend-connections': 'keep-alive connections to the backend, default 256',
   'record-failure': 'refuse | serve: what to do when the store cannot be written, default refuse',
+  'token-faithful': 'models served token-in-token-out, comma-separated or * for all (docs/token-faithful.md), default none',
+  'model-dir': 'Hugging Face model folder token-faithful mode renders with, default the backend\'s /tokenize',
+  'reasoning-parser': 'qwen3 | none: token-faithful reasoning parser, default qwen3',
+  'tool-call-parser': 'hermes | qwen3-coder | none: token-faithful tool-call parser, default hermes',
   'log-level': 'fatal|error|warn|info|debug|trace|silent, default info',
 };
 

@@ -2,13 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { BackendClient } from '../backends/vllm.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { ChatCallRenderer } from '../calls/chat-call-renderer.js';
+import { isRecord } from '../json/is-record.js';
 import { createBackendPromptRenderer } from './backend-prompt-renderer.js';
 import { completionRequestFromChat } from './completion-request-from-chat.js';
 import { canonicalMessage, extendPrefixHash } from './conversation-hashes.js';
 import { createLocalPromptRenderer } from './local-prompt-renderer.js';
 import type { OutputParserOptions, ReasoningParserName, ToolCallParserName } from './output-parsers.js';
 import { planPrompt, type PromptPlan } from './plan-prompt.js';
-import { promptRequestFrom, type PromptRenderer } from './prompt-renderer.js';
+import { promptRequestFrom, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 import { SessionTokenHistory, type SessionTokenHistoryLimits } from './session-token-history.js';
 import { TokenFaithfulAssembler } from './token-faithful-assembler.js';
 import { tokenFaithfulCounters, countPlan, type TokenFaithfulCounters } from './token-faithful-counters.js';
@@ -67,45 +68,62 @@ export interface TokenFaithful {
 export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithful {
   const history = new SessionTokenHistory(options.historyLimits);
   const renderer: PromptRenderer = options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir);
-  const counters = tokenFaithfulCounters(history);
+  const mode: ModeState = { options, history, renderer, counters: tokenFaithfulCounters(history) };
   const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));
   return {
-    counters,
+    counters: mode.counters,
     async prepare(input) {
-      const { chatBody } = input;
-      const backendModel = typeof chatBody.model === 'string' ? chatBody.model : null;
+      const backendModel = typeof input.chatBody.model === 'string' ? input.chatBody.model : null;
       if (!covers(input.requestedModel) && !covers(backendModel)) return null;
-      // prefilling an assistant turn has no earlier turn to extend: vLLM's chat endpoint renders it
-      if (chatBody.continue_final_message === true) return plainRoute(counters, 'continue-final-message');
-      const request = promptRequestFrom(chatBody);
+      const request = promptRequestFrom(input.chatBody);
+      const unsuited = unsuitedReason(input.chatBody, request);
+      if (unsuited !== null) return plainRoute(mode.counters, unsuited);
       let plan: PromptPlan;
       try {
         plan = await planPrompt({ history, renderer, sessionId: input.sessionId, request, signal: input.signal });
       } catch (error) {
         options.logger.warn({ err: error, sessionId: input.sessionId }, 'token-faithful rendering failed; the call goes to the chat endpoint');
-        return plainRoute(counters, 'render-failed', (error as Error).message);
+        return plainRoute(mode.counters, 'render-failed', (error as Error).message);
       }
-      countPlan(counters, plan);
-      const parserOptions: OutputParserOptions = {
-        reasoning: options.reasoningParser,
-        toolCalls: options.toolCallParser,
-        tools: request.tools ?? [],
-        parseToolCalls: chatBody.tool_choice !== 'none',
-      };
-      let assembler: TokenFaithfulAssembler | null = null;
-      const remember = (): void => {
-        if (assembler !== null) rememberCall(history, input, plan, assembler);
-      };
-      return {
-        metadata: { tokenFaithful: describePlan(plan) },
-        route: {
-          backendPath: '/v1/completions',
-          backendBody: completionRequestFromChat(chatBody, plan.promptIds),
-          createAssembler: () => (assembler = new TokenFaithfulAssembler(parserOptions)),
-          renderer: rememberingRenderer(input.renderer, remember),
-        },
-      };
+      countPlan(mode.counters, plan);
+      return { metadata: { tokenFaithful: describePlan(plan) }, route: routeFor(mode, input, request, plan) };
     },
+  };
+}
+
+interface ModeState {
+  options: TokenFaithfulOptions;
+  history: SessionTokenHistory;
+  renderer: PromptRenderer;
+  counters: TokenFaithfulCounters;
+}
+
+/** Requests vLLM's chat endpoint must take itself, or null. */
+function unsuitedReason(chatBody: Record<string, unknown>, request: PromptRequest): string | null {
+  // prefilling an assistant turn has no earlier turn to extend
+  if (chatBody.continue_final_message === true) return 'continue-final-message';
+  // token ids cannot carry an image's pixels
+  if (request.messages.some(hasNonTextPart)) return 'multimodal-content';
+  return null;
+}
+
+/** The completions request, the assembler that reads it back as chat, and the renderer that remembers the call. */
+function routeFor(mode: ModeState, input: PrepareInput, request: PromptRequest, plan: PromptPlan): TokenFaithfulRoute {
+  const parserOptions: OutputParserOptions = {
+    reasoning: mode.options.reasoningParser,
+    toolCalls: mode.options.toolCallParser,
+    tools: request.tools ?? [],
+    parseToolCalls: input.chatBody.tool_choice !== 'none',
+  };
+  let assembler: TokenFaithfulAssembler | null = null;
+  const remember = (): void => {
+    if (assembler !== null) rememberCall(mode.history, input, plan, assembler);
+  };
+  return {
+    backendPath: '/v1/completions',
+    backendBody: completionRequestFromChat(input.chatBody, plan.promptIds),
+    createAssembler: () => (assembler = new TokenFaithfulAssembler(parserOptions)),
+    renderer: rememberingRenderer(input.renderer, remember),
   };
 }
 
@@ -113,6 +131,10 @@ function plainRoute(counters: TokenFaithfulCounters, reason: string, error?: str
   counters.plain++;
   counters.reasons[reason] = (counters.reasons[reason] ?? 0) + 1;
   return { route: null, metadata: { tokenFaithful: { mode: 'plain', reason, ...(error === undefined ? {} : { error: error.slice(0, 500) }) } } };
+}
+
+function hasNonTextPart(message: Record<string, unknown>): boolean {
+  return Array.isArray(message.content) && message.content.some((part) => isRecord(part) && typeof part.text !== 'string');
 }
 
 /** The call metadata: `{mode: 'extend', extends}` or `{mode: 'fresh', reason, againstCallId?, divergedAt?}`. */
