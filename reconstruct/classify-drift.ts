@@ -104,6 +104,7 @@ function decodesAlike(tokenizer: DriftTokenizer, prompt: Int32Array, against: Br
   const expected = tokenizer.decode(Array.from(sequence.subarray(start)));
   // every id stands for at least one byte, so the same text cannot need more ids than it has bytes
   const end = Math.min(prompt.length, start + Buffer.byteLength(expected) + 4);
+  if (end <= start) return false;
   const actual = tokenizer.decode(Array.from(prompt.subarray(start, end)));
   return expected.length > 0 && actual.startsWith(expected);
 }

@@ -19,8 +19,9 @@ export function describeDrift(evidence: DriftEvidence, verdict: DriftVerdict): D
   const expected: DriftDiagnostic['expected'] = { tokenIds: expectedIds };
   const actual: DriftDiagnostic['actual'] = { tokenIds: actualIds };
   if (tokenizer !== undefined) {
-    expected.text = tokenizer.decode(expectedIds);
-    actual.text = tokenizer.decode(actualIds);
+    // some tokenizers refuse an empty list
+    expected.text = expectedIds.length === 0 ? '' : tokenizer.decode(expectedIds);
+    actual.text = actualIds.length === 0 ? '' : tokenizer.decode(actualIds);
   }
   const where = against === null ? 'shares nothing with earlier calls' : `leaves call #${against.call.seq} at token ${position}`;
   return {

@@ -39,7 +39,7 @@ export function reconstructCalls(
     if (role.kind === 'skip') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: role.reason });
     else if (role.kind === 'retokenize') {
       const turn = retokenizedTurn(call, readBodies, options);
-      if (turn === null) skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: 'the retokenizer could not rebuild its ids' });
+      if (typeof turn === 'string') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: turn });
       else {
         const status = call.finishReason === 'length' ? 'truncated' : 'completed';
         pending.push({ firstSeq: call.seq, sample: buildSample([turn], { ...fields, status, faithful: false }) });
@@ -130,10 +130,13 @@ function recordedTurn(call: CallRow): SampledTurn {
   };
 }
 
-function retokenizedTurn(call: CallRow, readBodies: (callId: string) => CallBodies | null, options: ReconstructOptions): SampledTurn | null {
+/** The call's ids rebuilt from its text, or why they could not be. */
+function retokenizedTurn(call: CallRow, readBodies: (callId: string) => CallBodies | null, options: ReconstructOptions): SampledTurn | string {
   const bodies = readBodies(call.id);
-  if (bodies === null || options.retokenizer === undefined) return null;
+  if (bodies === null || options.retokenizer === undefined) return 'no stored bodies to retokenize';
   const ids = options.retokenizer(call, bodies);
-  if (ids === null) return null;
+  if (ids === null) return 'the retokenizer could not rebuild its ids';
+  if ('source' in ids && ids.source === 'refused') return `the retokenizer refused: ${ids.reason}${ids.detail === undefined ? '' : ` (${ids.detail})`}`;
+  if (!('promptTokenIds' in ids)) return 'the retokenizer returned no ids';
   return { call, prompt: ids.promptTokenIds, completion: ids.completionTokenIds, logprobs: null };
 }

@@ -19,13 +19,13 @@ export interface DriftTokenizer {
 
 /**
  * Rebuilds token ids from the stored bodies of a call the backend gave no ids for (`tokenSource: 'none'`).
- * Bind your tokenizer: `retokenizer: (call, bodies) => retokenizeCall(call, bodies, tokenizer)`.
- * Samples made from its ids are marked `faithful: false`.
+ * Bind your tokenizer: `retokenizer: (call, bodies) => tryRetokenizeCall(call, bodies, retokenizer)` (or
+ * `retokenizeCall`, which answers null instead of a refusal). Samples made from its ids are `faithful: false`.
  */
 export type RetokenizeCall = (
   call: CallRow,
   bodies: CallBodies,
-) => { promptTokenIds: Int32Array; completionTokenIds: Int32Array } | null;
+) => { promptTokenIds: Int32Array; completionTokenIds: Int32Array } | { source: 'refused'; reason: string; detail?: string } | null;
 
 export interface ReconstructOptions {
   /** default `merge` */
