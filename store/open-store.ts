@@ -8,6 +8,9 @@ import { applyMigrations, assertSchemaCurrent } from './migrations/apply-migrati
 import { createPromptDelta } from './prompt-delta.js';
 import { SequenceCache } from './sequence-cache.js';
 import { createSessionQueries } from './session-queries.js';
+import { createGroupQueries } from './group-queries.js';
+import { createRolloutQueries } from './rollout-queries.js';
+import { createRewardQueries } from './reward-queries.js';
 import { StoreError } from './store-error.js';
 import type { OpenStoreOptions, Store, StoreStats } from './types.js';
 
@@ -61,6 +64,9 @@ function createStore(database: Database.Database, path: string, readonly: boolea
   const delta = createPromptDelta({ database, cache });
   const reader = createCallReader({ database, bodies, delta });
   const writer = createCallWriter({ database, sessions, bodies, delta });
+  const groups = createGroupQueries(database);
+  const rollouts = createRolloutQueries(database, groups);
+  const rewards = createRewardQueries(database);
   const countRows = database.prepare<[], { sessions: number; calls: number }>(
     `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
   );
@@ -68,6 +74,11 @@ function createStore(database: Database.Database, path: string, readonly: boolea
   function writable(): CallWriter {
     if (readonly) throw new StoreError('STORE_READONLY', `the store at ${path} was opened read-only`);
     return writer;
+  }
+
+  function whenWritable<T>(work: () => T): T {
+    writable();
+    return work();
   }
 
   return {
@@ -95,6 +106,17 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     getCallBodies: (callId) => reader.getCallBodies(callId),
     listCalls: (sessionId) => reader.listCalls(sessionId),
     markInProgressIncomplete: () => writable().markInProgressIncomplete(),
+    createRollout: (input) => whenWritable(() => rollouts.create(input)),
+    getRollout: (sessionId) => rollouts.get(sessionId),
+    findSessionByKeyHash: (keyHash) => rollouts.findByKeyHash(keyHash),
+    endSession: (sessionId, input) => whenWritable(() => rollouts.end(sessionId, input)),
+    listIdleRollouts: (before) => rollouts.listIdle(before),
+    addReward: (input) => whenWritable(() => rewards.add(input)),
+    listRewards: (sessionId, options = {}) => rewards.list(sessionId, options.history === true),
+    declareGroup: (input) => whenWritable(() => groups.declare(input)),
+    getGroup: (groupId) => groups.get(groupId),
+    setPolicyVersion: (version, setAt) => whenWritable(() => rewards.setPolicyVersion(version, setAt)),
+    getPolicyVersion: () => rewards.getPolicyVersion(),
     stats(): StoreStats {
       const counts = countRows.get() as { sessions: number; calls: number };
       return { ...counts, bytesOnDisk: bytesOnDisk(database, path) };

@@ -19,6 +19,14 @@ export const STORE_ERROR_CODES = {
   STORE_INVALID_INPUT: 'the input cannot be stored exactly',
   /** stored data that contradicts itself (a missing prompt parent, a bad body reference) */
   STORE_CORRUPT: 'the stored data is inconsistent',
+  /** a rollout operation named a session the store does not hold */
+  STORE_SESSION_NOT_FOUND: 'no session with this id',
+  /** `createRollout` with the id of a session that already exists (made by the API or by a call) */
+  STORE_SESSION_EXISTS: 'a session with this id already exists',
+  /** `endSession` on a session that already ended: a session ends once */
+  STORE_SESSION_ENDED: 'the session has already ended',
+  /** `declareGroup` with another size than the group was declared with */
+  STORE_GROUP_CONFLICT: 'the group was declared with another size',
   /** the database file could not be opened at all */
   STORE_OPEN_FAILED: 'the database could not be opened',
 } as const;

@@ -46,6 +46,105 @@ export interface SessionRow {
   lastCallAt: number | null;
 }
 
+/** How a session ended (docs/rollouts.md); `open` until it does. */
+export type SessionEndStatus = 'completed' | 'truncated' | 'failed' | 'aborted';
+export type SessionStatus = 'open' | SessionEndStatus;
+
+export const SESSION_END_STATUSES: readonly SessionEndStatus[] = ['completed', 'truncated', 'failed', 'aborted'];
+
+/** Who made the session: the rollout API (`api`: it has a key and an idle timeout) or a call's base URL (`implicit`). */
+export type SessionOrigin = 'implicit' | 'api';
+
+/** Why a session ended: someone said so, or no call came for `sessionIdleTimeoutMs`. */
+export type SessionEndReason = 'explicit' | 'idle-timeout';
+
+/** A session's rollout fields and lifecycle, without the call aggregates of SessionRow (cheap, read per call). */
+export interface RolloutRow {
+  id: string;
+  origin: SessionOrigin;
+  status: SessionStatus;
+  /** the GRPO group (task) the rollout belongs to */
+  groupId: string | null;
+  /** the task metadata as given at creation */
+  task: unknown;
+  tags: string[];
+  split: 'train' | 'val' | 'test' | null;
+  /** sampling overrides applied to every backend request of the session (e.g. `{ temperature: 1 }`) */
+  sampling: Record<string, unknown>;
+  /** whether a session key was issued for it */
+  hasKey: boolean;
+  createdAt: number;
+  /** start of the newest call, or createdAt */
+  activityAt: number;
+  endedAt: number | null;
+  endReason: SessionEndReason | null;
+}
+
+export interface CreateRolloutInput {
+  sessionId: string;
+  groupId?: string | null;
+  task?: unknown;
+  tags?: string[];
+  split?: 'train' | 'val' | 'test' | null;
+  sampling?: Record<string, unknown>;
+  /** sha256 of the session key; the key itself is never stored */
+  keyHash?: Uint8Array | null;
+  createdAt: number;
+}
+
+export interface EndSessionInput {
+  status: SessionEndStatus;
+  reason: SessionEndReason;
+  endedAt: number;
+}
+
+/** A reward as stored: the newest per (session, call) counts, the older ones are its history. */
+export interface RewardRow {
+  id: number;
+  sessionId: string;
+  /** null: the reward of the whole session */
+  callId: string | null;
+  value: number;
+  /** named parts, when given (`{ correct: 1, style: 0.5 }`) */
+  components: Record<string, number> | null;
+  /** who posted it: 'admin' | 'session-key' | 'library' */
+  source: string;
+  createdAt: number;
+}
+
+export interface AddRewardInput {
+  sessionId: string;
+  callId?: string | null;
+  value: number;
+  components?: Record<string, number> | null;
+  source: string;
+  createdAt: number;
+}
+
+/** A GRPO group: complete once `expectedSize` of its sessions have ended. */
+export interface GroupRow {
+  id: string;
+  /** null until declared */
+  expectedSize: number | null;
+  metadata: Record<string, unknown>;
+  createdAt: number;
+  completedAt: number | null;
+  /** its sessions, oldest first */
+  sessions: Array<{ id: string; status: SessionStatus }>;
+}
+
+export interface DeclareGroupInput {
+  groupId: string;
+  expectedSize: number;
+  metadata?: Record<string, unknown>;
+  createdAt: number;
+}
+
+export interface PolicyVersionRow {
+  version: string;
+  setAt: number;
+}
+
 /** Written when a call is accepted (before the backend is asked). */
 export interface BeginCallInput {
   /** the call's id when the caller chose it (the gateway does, to write the row off the hot path); else a random UUID */
@@ -179,6 +278,33 @@ export interface Store {
    * of calls instead of one per call. A write that throws inside rolls back alone if the caller catches it.
    */
   batch<T>(work: () => T): T;
+  /** creates a session through the rollout API (origin `api`), its group row if new, and its key hash; throws STORE_SESSION_EXISTS */
+  createRollout(input: CreateRolloutInput): RolloutRow;
+  /** the rollout fields of any session, implicit ones included; null when there is no such session */
+  getRollout(sessionId: string): RolloutRow | null;
+  /** the session a key hash belongs to, or null */
+  findSessionByKeyHash(keyHash: Uint8Array): string | null;
+  /**
+   * Ends an open session (STORE_SESSION_NOT_FOUND, STORE_SESSION_ENDED otherwise) and, in the same transaction,
+   * marks its group complete when this was the last session it waited for (then `completedGroup` is set).
+   */
+  endSession(sessionId: string, input: EndSessionInput): { rollout: RolloutRow; completedGroup: GroupRow | null };
+  /** open `api` sessions whose newest call started before `before` (idle-timeout candidates) */
+  listIdleRollouts(before: number): string[];
+  /** appends a reward (STORE_SESSION_NOT_FOUND, or STORE_CALL_NOT_FOUND when the call is not one of the session's) */
+  addReward(input: AddRewardInput): RewardRow;
+  /** the current reward per target (session first, then calls in call order), or every reward ever posted with `history` */
+  listRewards(sessionId: string, options?: { history?: boolean }): RewardRow[];
+  /**
+   * Declares a group's size (STORE_GROUP_CONFLICT when it was declared with another size); `completed` is true when
+   * this declaration completed it (enough of its sessions had already ended).
+   */
+  declareGroup(input: DeclareGroupInput): { group: GroupRow; completed: boolean };
+  getGroup(groupId: string): GroupRow | null;
+  /** records the weight version calls are served under from now on */
+  setPolicyVersion(version: string, setAt: number): PolicyVersionRow;
+  /** the newest version set, or null */
+  getPolicyVersion(): PolicyVersionRow | null;
   /** marks every `in_progress` call `incomplete` (run at start-up); returns how many */
   markInProgressIncomplete(): number;
   stats(): StoreStats;

@@ -1,8 +1,9 @@
 import { initialMigration } from './001-initial.js';
+import { rolloutsMigration } from './002-rollouts.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [initialMigration];
+export const MIGRATIONS: readonly Migration[] = [initialMigration, rolloutsMigration];
 
 /** The schema version this tokentap writes and reads. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

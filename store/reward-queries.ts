@@ -1,0 +1,94 @@
+import type Database from 'better-sqlite3';
+import { StoreError } from './store-error.js';
+import type { AddRewardInput, PolicyVersionRow, RewardRow } from './types.js';
+
+interface RewardRecord {
+  id: number;
+  session_id: string;
+  call_id: string | null;
+  value: number;
+  components: string | null;
+  source: string;
+  created_at: number;
+}
+
+export interface RewardQueries {
+  add(input: AddRewardInput): RewardRow;
+  list(sessionId: string, history: boolean): RewardRow[];
+  setPolicyVersion(version: string, setAt: number): PolicyVersionRow;
+  getPolicyVersion(): PolicyVersionRow | null;
+}
+
+/**
+ * Rewards (append-only: the newest row per session or call wins, older rows are its history) and policy versions
+ * (append-only too: the newest row is the version calls are served under).
+ *
+ * @example
+ * const rewards = createRewardQueries(database);
+ * rewards.add({ sessionId: 'r-1', value: 1, source: 'library', createdAt: Date.now() });
+ */
+export function createRewardQueries(database: Database.Database): RewardQueries {
+  const sessionExists = database.prepare<[string], { found: number }>(`SELECT 1 AS found FROM sessions WHERE id = ?`);
+  const callSession = database.prepare<[string], { session_id: string }>(`SELECT session_id FROM calls WHERE id = ?`);
+  const insert = database.prepare(
+    `INSERT INTO rewards (session_id, call_id, value, components, source, created_at)
+     VALUES (@sessionId, @callId, @value, @components, @source, @createdAt)`,
+  );
+  const selectOne = database.prepare<[number | bigint], RewardRecord>(`SELECT * FROM rewards WHERE id = ?`);
+  const selectHistory = database.prepare<[string], RewardRecord>(`SELECT * FROM rewards WHERE session_id = ? ORDER BY id`);
+  // the newest reward per target; the session's own (call_id null) first, then calls in call order
+  const selectCurrent = database.prepare<[string, string], RewardRecord>(
+    `SELECT rewards.* FROM rewards
+       LEFT JOIN calls ON calls.id = rewards.call_id
+      WHERE rewards.session_id = ?
+        AND rewards.id = (SELECT max(latest.id) FROM rewards AS latest
+                           WHERE latest.session_id = ? AND latest.call_id IS rewards.call_id)
+      ORDER BY rewards.call_id IS NOT NULL, calls.seq`,
+  );
+  const insertVersion = database.prepare<[string, number]>(`INSERT INTO policy_versions (version, set_at) VALUES (?, ?)`);
+  const selectVersion = database.prepare<[], { version: string; set_at: number }>(
+    `SELECT version, set_at FROM policy_versions ORDER BY id DESC LIMIT 1`,
+  );
+
+  const add = database.transaction((input: AddRewardInput): RewardRow => {
+    if (sessionExists.get(input.sessionId) === undefined) throw new StoreError('STORE_SESSION_NOT_FOUND', `no session with id ${input.sessionId}`);
+    const callId = input.callId ?? null;
+    if (callId !== null && callSession.get(callId)?.session_id !== input.sessionId) {
+      throw new StoreError('STORE_CALL_NOT_FOUND', `session ${input.sessionId} has no call with id ${callId}`);
+    }
+    const { lastInsertRowid } = insert.run({
+      sessionId: input.sessionId,
+      callId,
+      value: input.value,
+      components: input.components === undefined || input.components === null ? null : JSON.stringify(input.components),
+      source: input.source,
+      createdAt: input.createdAt,
+    });
+    return toRewardRow(selectOne.get(lastInsertRowid) as RewardRecord);
+  });
+
+  return {
+    add: (input) => add.immediate(input),
+    list: (sessionId, history) => (history ? selectHistory.all(sessionId) : selectCurrent.all(sessionId, sessionId)).map(toRewardRow),
+    setPolicyVersion(version, setAt) {
+      insertVersion.run(version, setAt);
+      return { version, setAt };
+    },
+    getPolicyVersion() {
+      const row = selectVersion.get();
+      return row === undefined ? null : { version: row.version, setAt: row.set_at };
+    },
+  };
+}
+
+function toRewardRow(record: RewardRecord): RewardRow {
+  return {
+    id: record.id,
+    sessionId: record.session_id,
+    callId: record.call_id,
+    value: record.value,
+    components: record.components === null ? null : (JSON.parse(record.components) as Record<string, number>),
+    source: record.source,
+    createdAt: record.created_at,
+  };
+}
