@@ -10,13 +10,19 @@ export interface AssistantMessage {
  * message; streamed replies are assembled from their deltas (content, reasoning, tool-call pieces).
  */
 export async function chatThroughGateway(baseUrl: string, body: Record<string, unknown>, stream: boolean): Promise<AssistantMessage> {
+  return (await recordedChat(baseUrl, body, stream)).message;
+}
+
+/** `chatThroughGateway`, also returning the id the gateway recorded the call under. */
+export async function recordedChat(baseUrl: string, body: Record<string, unknown>, stream: boolean): Promise<{ message: AssistantMessage; callId: string }> {
   const response = await fetch(`${baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'Qwen/Qwen3-8B', ...body, stream }),
   });
   if (response.status !== 200) throw new Error(`chat call failed: ${response.status} ${await response.text()}`);
-  if (!stream) return ((await response.json()) as { choices: Array<{ message: AssistantMessage }> }).choices[0]!.message;
+  const callId = response.headers.get('x-tokentap-call-id') ?? '';
+  if (!stream) return { message: ((await response.json()) as { choices: Array<{ message: AssistantMessage }> }).choices[0]!.message, callId };
   const message: AssistantMessage = { content: null };
   const calls: NonNullable<AssistantMessage['tool_calls']> = [];
   for (const line of (await response.text()).split('\n')) {
@@ -32,5 +38,5 @@ export async function chatThroughGateway(baseUrl: string, body: Record<string, u
     }
   }
   if (calls.length > 0) message.tool_calls = calls;
-  return message;
+  return { message, callId };
 }

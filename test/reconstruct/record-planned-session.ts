@@ -63,7 +63,7 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
     const reply = drift === 'length-cut' || drift === 'length-cut-edited' ? { content: `${step.reply.content ?? 'Writing the notes now.'} And more words follow here.`, toolCalls: [] } : step.reply;
     const prompt = renderPrompt(tokenizer, agent.messages);
     const context = { store, sessionId, messages: agent.messages, prompt, policyVersion: step.policyVersion, seed: counter++ };
-    let completion = Int32Array.from([...tokenizer.encode(replyText(reply, drift)), IM_END]);
+    let completion: Int32Array = Int32Array.from([...tokenizer.encode(replyText(reply, drift)), IM_END]);
     if (drift === 'retokenize-reply') {
       const split = splitOneToken(tokenizer, completion);
       if (split === null) drift = 'none';
