@@ -8,6 +8,7 @@ Commands:
   sim-backend   run the simulated vLLM-compatible backend (real Qwen3 tokenizer and template)
   sessions      list recorded sessions
   show          show the calls of one session
+  diagnose      explain where and why a session's calls do not merge into one sample
 
 Run tokentap <command> --help for a command's options.
 Exit codes: 0 success, 1 failure, 2 bad usage or configuration.
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   'sim-backend': async (args) => (await import('../sim/cli.js')).runSimBackend(args),
   sessions: async (args) => (await import('./commands/sessions.js')).runSessions(args, process.env),
   show: async (args) => (await import('./commands/show.js')).runShow(args, process.env),
+  diagnose: async (args) => (await import('./commands/diagnose.js')).runDiagnose(args, process.env),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,11 +1,15 @@
 import { parseArgs } from 'node:util';
+import { reconstructCalls } from '../../reconstruct/reconstruct-calls.js';
+import type { CallRow, Store } from '../../store/index.js';
 import { formatTable } from '../format-table.js';
+import { formatDriftCounts } from './diagnose.js';
 import { UsageError } from '../usage-error.js';
 import { openStoreForReading } from './sessions.js';
 
 export const SHOW_HELP = `Usage: tokentap show SESSION [--db FILE] [--json]
 
-Shows the calls of one session in order: front door, model, status, token counts, timings, flags.
+Shows the calls of one session in order: front door, model, status, token counts, timings, flags,
+and a drift line: the breaks per kind where its calls do not merge into one sample (tokentap diagnose).
   --db FILE     database (default ./tokentap.db, or TOKENTAP_DB)
   --json        one JSON object per call (token ids included) instead of a table
 `;
@@ -35,7 +39,8 @@ export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
       }
       return 0;
     }
-    process.stdout.write(`session ${session.id}: ${session.callCount} calls, ${session.promptTokens} prompt tokens, ${session.completionTokens} completion tokens\n\n`);
+    process.stdout.write(`session ${session.id}: ${session.callCount} calls, ${session.promptTokens} prompt tokens, ${session.completionTokens} completion tokens\n`);
+    process.stdout.write(`${driftLine(store, sessionId, calls)}\n\n`);
     const rows = calls.map((call) => [
       call.seq,
       call.id.slice(0, 8),
@@ -56,4 +61,11 @@ export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
   } finally {
     store.close();
   }
+}
+
+/** e.g. `drift: 2 samples (merge), 1 break: template-rerender 1; 1 call without a sample` */
+function driftLine(store: Store, sessionId: string, calls: CallRow[]): string {
+  const report = reconstructCalls(sessionId, calls, (callId) => store.getCallBodies(callId), { strategy: 'merge' });
+  const skipped = report.skipped.length === 0 ? '' : `; ${report.skipped.length} call${report.skipped.length === 1 ? '' : 's'} without a sample`;
+  return `drift: ${report.samples.length} sample${report.samples.length === 1 ? '' : 's'} (merge), ${formatDriftCounts(report.driftCounts)}${skipped}`;
 }
