@@ -55,6 +55,7 @@ export function classifyDrift(evidence: DriftEvidence): DriftVerdict {
     if (isCutCompletion(against.call)) return { kind: 'truncated-completion', reason: `its completion was cut (${cutCause(against.call)}), so it cannot be carried on` };
   }
   if (position >= sequenceLength) return { kind: 'parallel-branch', reason: 'forks after that turn, from the middle of its chain' };
+  if (position === promptLength && opened.prompt.length === promptLength) return { kind: 'parallel-branch', reason: 'the same prompt again: a retry or a sibling' };
   const openedTurn = evidence.readTurn(opened.call);
   const againstTurn = openedTurn === null ? null : evidence.readTurn(against.call);
   if (openedTurn !== null && againstTurn !== null && againstTurn.reply !== null) return compareTurns(openedTurn, againstTurn, evidence);
@@ -84,12 +85,11 @@ function compareTurns(opened: ChatTurn, against: ChatTurn, evidence: DriftEviden
 }
 
 function compareIds(evidence: DriftEvidence, promptLength: number): DriftVerdict {
-  const { position, opened } = evidence;
+  const { position } = evidence;
   if (position < promptLength) {
     if (position > 0 && !evidence.againstContinuesLater) return { kind: 'history-edited', reason: 'diverges inside that prompt and that chain stops (no chat bodies to compare)' };
     return { kind: 'parallel-branch', reason: 'diverges inside that prompt while that chain goes on (no chat bodies to compare)' };
   }
-  if (position === promptLength && opened.prompt.length === promptLength) return { kind: 'parallel-branch', reason: 'the same prompt again: a retry or a sibling' };
   return { kind: 'template-rerender', reason: 'that turn came back as other ids (no chat bodies; without a tokenizer a retokenization reads the same)' };
 }
 
