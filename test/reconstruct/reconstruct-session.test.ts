@@ -130,6 +130,25 @@ describe('merge', () => {
   });
 });
 
+describe('the worked example of docs/reconstruct.md', () => {
+  it('gives the samples, masks and drift the docs show', () => {
+    const [first, second, fork, fourth] = [
+      recordRawCall(store, 's', { prompt: [1, 2], completion: [3, 4] }),
+      recordRawCall(store, 's', { prompt: [1, 2, 3, 4, 5, 6], completion: [7, 8] }),
+      recordRawCall(store, 's', { prompt: [1, 2, 3, 4, 9], completion: [10] }),
+      recordRawCall(store, 's', { prompt: [1, 2, 3, 4, 5, 6, 7, 8, 11], completion: [12] }),
+    ];
+    const report = reconstructSessionReport(store, 's');
+    expect(report.samples.map((sample) => [sample.callIds, Array.from(sample.tokens), Array.from(sample.lossMask)])).toEqual([
+      [[first, second, fourth], [1, 2, 3, 4, 5, 6, 7, 8, 11, 12], [0, 0, 1, 1, 0, 0, 1, 1, 0, 1]],
+      [[fork], [1, 2, 3, 4, 9, 10], [0, 0, 0, 0, 0, 1]],
+    ]);
+    expect(report.drift).toMatchObject([{ kind: 'parallel-branch', callId: fork, againstCallId: second, position: 4 }]);
+    expect(reconstructSession(store, 's', { strategy: 'per-call' })).toHaveLength(4);
+    expectVerified(report.samples);
+  });
+});
+
 describe('calls without backend ids', () => {
   it('are skipped with a reason, or retokenized into unfaithful per-call samples when a retokenizer is given', () => {
     const good = recordRawCall(store, 's', { prompt: [1, 2], completion: [3] });
