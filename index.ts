@@ -7,6 +7,25 @@
  * const url = await gateway.listen(); // OPENAI_BASE_URL=`${url}/s/run-42/v1`
  */
 export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.js';
+export { connectGateway, type ConnectedGateway, type ConnectGatewayOptions } from './gateway/connect-gateway.js';
+export type {
+  RolloutApi,
+  RolloutSession,
+  CreateSessionOptions,
+  CreatedSession,
+  SessionInfo,
+  RewardInput,
+  RewardOptions,
+  GroupInfo,
+  PauseOptions,
+  GatewayState,
+  GatewayEvents,
+  GatewayEventName,
+  CallEndEvent,
+  SessionEndEvent,
+  GroupCompleteEvent,
+} from './gateway/rollouts/rollout-api.js';
+export type { SamplingOverrides } from './gateway/rollouts/rollout-schemas.js';
 export { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './gateway/config/gateway-config.js';
 export { TokentapError, isTokentapError } from './gateway/errors/tokentap-error.js';
 export { ERROR_CODES, type ErrorCode } from './gateway/errors/error-codes.js';
@@ -17,6 +36,7 @@ export {
   StoreError,
   isStoreError,
   CALL_STATUSES,
+  SESSION_END_STATUSES,
   type Store,
   type OpenStoreOptions,
   type CallRow,
@@ -28,6 +48,18 @@ export {
   type BeginCallInput,
   type FinishCallInput,
   type StoreStats,
+  type RolloutRow,
+  type RewardRow,
+  type GroupRow,
+  type PolicyVersionRow,
+  type SessionStatus,
+  type SessionEndStatus,
+  type SessionEndReason,
+  type SessionOrigin,
+  type CreateRolloutInput,
+  type AddRewardInput,
+  type DeclareGroupInput,
+  type EndSessionInput,
 } from './store/index.js';
 export * from './sim/index.js';
 export {

@@ -14,6 +14,10 @@ import { registerOpenAiCompletions } from './front-doors/openai-completions.js';
 import { setOpenAiErrorHandler } from './front-doors/openai-error-handler.js';
 import { registerAnthropicFrontDoor } from './front-doors/anthropic-messages.js';
 import { createTokenFaithful } from './token-faithful/create-token-faithful.js';
+import { RolloutControl } from './rollouts/rollout-control.js';
+import { createLocalRolloutApi } from './rollouts/local-rollout-api.js';
+import type { RolloutApi } from './rollouts/rollout-api.js';
+import { registerAdminApi } from './admin/register-admin-api.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** a pino logger to use instead of the one built from `logLevel` */
@@ -22,7 +26,8 @@ export interface GatewayOptions extends GatewayConfigInput {
   store?: Store;
 }
 
-export interface Gateway {
+/** The gateway: its fastify app, store and config, and the rollout API in-process (docs/rollouts.md). */
+export interface Gateway extends RolloutApi {
   /** the fastify instance; it does not listen until `listen()` */
   app: FastifyInstance;
   store: Store;
@@ -34,17 +39,21 @@ export interface Gateway {
 }
 
 /**
- * Builds the gateway: front doors, backend client, recorder and store. Never listens by itself, so tests use
- * `app.inject()` and the CLI calls `listen()`.
+ * Builds the gateway: front doors, backend client, recorder, store and the rollout API. Never listens by itself,
+ * so tests use `app.inject()` and the CLI calls `listen()`.
  *
  * @example
  * const gateway = createGateway({ backendUrl: 'http://127.0.0.1:8000', db: './tokentap.db' });
- * const url = await gateway.listen(); // point OPENAI_BASE_URL at `${url}/s/run-42/v1`
+ * await gateway.listen();
+ * const session = await gateway.createSession({ groupId: 'task-7' });
+ * const client = new OpenAI(session.openai); // every call is recorded in session.id
+ * await session.reward(1);
+ * await session.end('completed');
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const { logger: givenLogger, store: givenStore, ...input } = options;
   const config = gatewayConfigSchema.parse(input);
-  const logger = givenLogger ?? createLogger({ level: config.logLevel, secrets: [config.backendKey] });
+  const logger = givenLogger ?? createLogger({ level: config.logLevel, secrets: [config.backendKey, config.adminToken] });
   const store = givenStore ?? openStore({ path: config.db });
   const recovered = store.markInProgressIncomplete();
   if (recovered > 0) logger.warn({ calls: recovered }, 'calls left in progress by an earlier run are marked incomplete');
@@ -57,7 +66,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     connections: config.backendConnections,
   });
   const recorder = new CallRecorder(store, config.recordFailure, logger);
-  const context: GatewayContext = { config, backend, recorder };
+  const rollouts = new RolloutControl({ store, pauseMode: config.pauseMode, sessionIdleTimeoutMs: config.sessionIdleTimeoutMs, logger: logger as FastifyBaseLogger });
+  const context: GatewayContext = { config, backend, recorder, rollouts };
   if (config.tokenFaithful.length > 0) {
     context.tokenFaithful = createTokenFaithful({
       models: config.tokenFaithful,
@@ -69,18 +79,23 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     });
   }
   registerRoutes(app, context);
+  // before the server waits for open requests: calls held by a pause are answered now, not after a resume
+  app.addHook('preClose', async () => rollouts.close());
   app.addHook('onClose', async () => {
     recorder.flush();
     await backend.close();
     if (givenStore === undefined) store.close();
   });
+  let listeningAt: string | undefined;
   return {
+    ...createLocalRolloutApi(rollouts, () => config.publicUrl ?? listeningAt ?? `http://${config.host}:${config.port}`),
     app,
     store,
     config,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
-      return address.replace('://[::1]', '://localhost');
+      listeningAt = address.replace('://[::1]', '://localhost');
+      return listeningAt;
     },
     close: () => app.close(),
   };
@@ -105,4 +120,5 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
     }, { prefix });
   }
   registerAnthropicFrontDoor(app, context);
+  registerAdminApi(app, context);
 }

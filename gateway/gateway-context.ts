@@ -2,12 +2,15 @@ import type { BackendClient } from './backends/vllm.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import type { CallRecorder } from './recorder/call-recorder.js';
 import type { TokenFaithful } from './token-faithful/create-token-faithful.js';
+import type { RolloutControl } from './rollouts/rollout-control.js';
 
 /** What every front door needs, built once by createGateway. */
 export interface GatewayContext {
   config: GatewayConfig;
   backend: BackendClient;
   recorder: CallRecorder;
+  /** sessions, keys, rewards, groups, policy versions, pause and drain (docs/rollouts.md) */
+  rollouts: RolloutControl;
   /** token-in-token-out mode, when `tokenFaithful` names any model (docs/token-faithful.md) */
   tokenFaithful?: TokenFaithful;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import type { BackendResponse } from '../backends/vllm.js';
@@ -10,7 +9,8 @@ import { TokentapError } from '../errors/tokentap-error.js';
 import { mapBackendFailure } from '../errors/map-backend-failure.js';
 import { isRecord } from '../json/is-record.js';
 import { normalizeBackendErrorBody } from '../front-doors/openai-error-body.js';
-import { harnessMetadata, resolveSession } from '../sessions/resolve-session.js';
+import { harnessMetadata } from '../sessions/resolve-session.js';
+import { admitCall, withSamplingOverrides, type CallAdmission } from '../rollouts/admit-call.js';
 import { finishInput, type CallTiming } from '../recorder/finish-inputs.js';
 import type { ChatCallRenderer } from './chat-call-renderer.js';
 import { relayChatStream } from './relay-chat-stream.js';
@@ -46,13 +46,24 @@ export interface ChatCallOptions {
  */
 export async function runChatCall(options: ChatCallOptions): Promise<void> {
   const { request, reply, context } = options;
-  const { sessionId, source } = resolveSession(request.params.sessionId, request.headers);
-  const timing: CallTiming = { startedAt: Date.now(), firstTokenAt: null };
   const controller = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
-  const callId = randomUUID();
+  // the session (key, path, headers), then the pause gate: a call held by a pause is not recorded until admitted
+  const admission = await admitCall(request, reply, context.rollouts, context.config, controller.signal);
+  if (admission === null) return; // the harness left while held: nothing was recorded, nobody to answer
+  try {
+    await recordChatCall({ ...options, backendBody: withSamplingOverrides(options.backendBody, admission.sampling) }, admission, controller);
+  } finally {
+    admission.release();
+  }
+}
+
+async function recordChatCall(options: ChatCallOptions, admission: CallAdmission, controller: AbortController): Promise<void> {
+  const { request, reply, context } = options;
+  const { sessionId, source, callId } = admission;
+  const timing: CallTiming = { startedAt: Date.now(), firstTokenAt: null };
   const requestedModel = typeof options.requestBody.model === 'string' ? options.requestBody.model : null;
   // token-faithful mode sends a chat call to /v1/completions with prompt ids it rendered (docs/token-faithful.md)
   const faithful = options.backendPath === undefined
@@ -71,8 +82,9 @@ export async function runChatCall(options: ChatCallOptions): Promise<void> {
     requestBody: options.requestBody,
     backendRequestBody: backendBody,
     samplingParams: pickSamplingParams(backendBody),
-    metadata: { ...harnessMetadata(request.headers), ...options.metadata, ...faithful?.metadata, sessionSource: source },
+    metadata: { ...harnessMetadata(request.headers), ...options.metadata, ...faithful?.metadata, sessionSource: source, ...samplingMetadata(admission) },
     startedAt: timing.startedAt,
+    policyVersion: admission.policyVersion,
   });
   const createAssembler = call.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
   const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted };
@@ -89,6 +101,11 @@ export async function runChatCall(options: ChatCallOptions): Promise<void> {
     return relayChatStream({ reply, response, scope, renderer: call.renderer });
   }
   await relayChatBody(reply, response, scope, call.renderer);
+}
+
+/** The session's forced sampling parameters, recorded with each call they changed. */
+function samplingMetadata(admission: CallAdmission): Record<string, unknown> {
+  return Object.keys(admission.sampling).length === 0 ? {} : { samplingOverrides: admission.sampling };
 }
 
 async function relayBackendError(reply: FastifyReply, response: BackendResponse, scope: CallScope): Promise<never> {

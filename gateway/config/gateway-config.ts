@@ -41,9 +41,24 @@ export const gatewayConfigSchema = z.strictObject({
   reasoningParser: z.enum(['qwen3', 'none']).default('qwen3'),
   /** how token-faithful mode reads tool calls from the completion text (vLLM's --tool-call-parser) */
   toolCallParser: z.enum(['hermes', 'qwen3-coder', 'none']).default('hermes'),
+  /** bearer token for the rollout admin API (/tokentap/v1/...); without one that API answers 401, session keys still work */
+  adminToken: z.string().min(16, 'adminToken must be at least 16 characters').optional(),
+  /** refuse model calls without a session key (no implicit path, header or default sessions) */
+  requireSessionKey: booleanSetting().default(false),
+  /** ms without a call after which an open rollout session ends as `aborted` (0: never) */
+  sessionIdleTimeoutMs: z.coerce.number().int().min(0).default(30 * 60 * 1000),
+  /** what `POST /tokentap/v1/pause` does to new calls: hold them until resume, or reject them with 429 + Retry-After */
+  pauseMode: z.enum(['hold', 'reject']).default('hold'),
+  /** the base URL handed out in session URLs (e.g. behind a proxy); default: the address the request came to */
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
   /** pino level */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** A boolean from code, or from a flag or environment variable as text (`true`/`false`, `1`/`0`, `yes`/`no`). */
+function booleanSetting() {
+  return z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((value) => value === true || value === 'true' || value === '1' || value === 'yes');
+}
 
 /** `"a, b"` -> `['a', 'b']`; lists pass as they are. */
 function splitModelList(value: string | string[]): string[] {

@@ -29,6 +29,26 @@ export const ERROR_CODES = {
   TT_BACKEND_ERROR: { status: 502, type: 'api_error', message: 'Inference backend error' },
   /** the call could not be written to the store, and the gateway is configured to refuse unrecorded calls */
   TT_RECORDING_FAILED: { status: 503, type: 'api_error', message: 'The call could not be recorded' },
+  /** no credential, an unknown session key, a wrong admin token, or no session key under --require-session-key */
+  TT_UNAUTHORIZED: { status: 401, type: 'authentication_error', message: 'Missing or invalid credentials' },
+  /** a valid credential that may not do this: a session key for another session, or on an admin-only route */
+  TT_FORBIDDEN: { status: 403, type: 'permission_error', message: 'This credential may not do that' },
+  /** the rollout API named a session that does not exist */
+  TT_SESSION_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Session not found' },
+  /** POST /tokentap/v1/sessions with the id of a session that already exists */
+  TT_SESSION_EXISTS: { status: 409, type: 'invalid_request_error', message: 'A session with this id already exists' },
+  /** a model call, or a second end, for a session that has ended */
+  TT_SESSION_ENDED: { status: 409, type: 'invalid_request_error', message: 'The session has ended' },
+  /** a reward for a call the session does not have */
+  TT_CALL_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Call not found' },
+  /** the rollout API named a group that does not exist */
+  TT_GROUP_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Group not found' },
+  /** a group declared again with another size */
+  TT_GROUP_CONFLICT: { status: 409, type: 'invalid_request_error', message: 'The group was declared with another size' },
+  /** the gateway is paused for a weight update (pause mode `reject`); retry after `Retry-After` seconds */
+  TT_PAUSED: { status: 429, type: 'rate_limit_error', message: 'tokentap is paused for a weight update; retry later' },
+  /** a call held by a pause when the gateway shut down */
+  TT_SHUTTING_DOWN: { status: 503, type: 'api_error', message: 'tokentap is shutting down' },
   /** an unexpected failure inside tokentap */
   TT_INTERNAL: { status: 500, type: 'api_error', message: 'Internal error' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;

@@ -5,7 +5,7 @@ import { prepareChatRequest } from '../backends/vllm-chat-request.js';
 import { applyThinkingSwitch, enableThinkingFor } from '../backends/thinking-switch.js';
 import { runChatCall } from '../calls/run-chat-call.js';
 import { TokentapError } from '../errors/tokentap-error.js';
-import { resolveSession } from '../sessions/resolve-session.js';
+import { attributeCall } from '../rollouts/admit-call.js';
 import { normalizeInput } from '../translate/responses-input-items.js';
 import { newResponseId, type OutputItem } from '../translate/responses-output-items.js';
 import { responsesRequestToChat } from '../translate/responses-request-to-chat.js';
@@ -83,7 +83,8 @@ function resolveInputItems(body: Record<string, unknown>, history: ResponseHisto
 
 async function handleResponses(request: FastifyRequest<{ Params: RouteParams }>, reply: FastifyReply, context: GatewayContext): Promise<void> {
   const body = parseResponsesBody(request.body);
-  const { sessionId } = resolveSession(request.params.sessionId, request.headers);
+  // the same attribution the call will get (a session key picks the session): history is kept per session
+  const { sessionId } = attributeCall(request, context.rollouts, context.config);
   const history = responseHistoryFor(context);
   const inputItems = resolveInputItems(body, history, sessionId);
   const { chatBody, names, notes } = responsesRequestToChat(body, inputItems);

@@ -7,7 +7,7 @@ const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_SESSION_ID = 'default';
 
 /** Where the session of a call came from, recorded with the call. */
-export type SessionSource = 'path' | 'header' | 'claude-code' | 'codex' | 'default';
+export type SessionSource = 'path' | 'header' | 'claude-code' | 'codex' | 'default' | 'key';
 
 /**
  * Harness headers, in order of precedence, that name a session without any change to the harness

@@ -111,6 +111,19 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
     expect(setup.sim.log[0]!.endpoint).toBe('chat');
   });
 
+  it('relays a backend error of the completions call to the harness and records it; the retry is served', async () => {
+    const script: SimScript = { replies: [{ fault: { kind: 'http-error', status: 429, headers: { 'retry-after': '1' } } }, { text: 'Served.' }], otherwise: 'error' };
+    setup = await startTokenFaithful(script);
+    const client = new OpenAI({ baseURL: setup.openaiBase('error'), apiKey: 'x', maxRetries: 0 });
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Hi' }];
+    await expect(client.chat.completions.create({ model: MODEL, messages })).rejects.toMatchObject({ status: 429 });
+    const retry = await client.chat.completions.create({ model: MODEL, messages });
+    expect(retry.choices[0]!.message.content).toBe('Served.');
+    const calls = setup.gateway.store.listCalls('error');
+    expect(calls.map((call) => [call.status, (call.metadata.tokenFaithful as { reason: string }).reason])).toEqual([['backend_error', 'first-call'], ['ok', 'first-call']]);
+    expect(setup.sim.log.map((record) => record.endpoint)).toEqual(['completions', 'completions']);
+  });
+
   it('leaves models it does not cover on the chat endpoint', async () => {
     setup = await startTokenFaithful(orderedScript([answerText('plain')]), { gateway: { tokenFaithful: ['some-other-model'] } });
     const client = new OpenAI({ baseURL: setup.openaiBase('uncovered'), apiKey: 'x', maxRetries: 0 });

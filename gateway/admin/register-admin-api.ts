@@ -1,0 +1,39 @@
+import fastifySwagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayContext } from '../gateway-context.js';
+import { setAdminErrorHandler } from './admin-error-handler.js';
+import { registerControlRoutes } from './control-routes.js';
+import { registerEventStreamRoute } from './event-stream-route.js';
+import { registerSessionRoutes } from './session-routes.js';
+
+/** Where the rollout API lives. */
+export const ADMIN_PREFIX = '/tokentap/v1';
+
+/**
+ * The rollout API under /tokentap/v1 (docs/rollouts.md), its one error shape, and its OpenAPI document at
+ * `GET /tokentap/v1/openapi.json` (@fastify/swagger; the front doors are not in it: they are OpenAI's and
+ * Anthropic's APIs). Input is validated by the handlers with zod, so fastify's own validation and response
+ * serialization are off in this scope: route schemas only document.
+ *
+ * @example registerAdminApi(app, context) // before app.ready()
+ */
+export function registerAdminApi(app: FastifyInstance, context: GatewayContext): void {
+  void app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'tokentap rollout API', version: '1', description: 'Sessions as rollouts, rewards, groups, policy versions, pause and drain. Errors: {"error":{"code","message"}}.' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'the admin token, or a session key (tt-...) for its own session' } } },
+    },
+    // only the rollout API: every route registered after this plugin passes here, and only ours are documented
+    transform: ({ schema, url }) => ({ schema: url.startsWith(ADMIN_PREFIX) ? schema : { ...schema, hide: true }, url }),
+  });
+  void app.register(async (scope) => {
+    setAdminErrorHandler(scope);
+    scope.setValidatorCompiler(() => () => true);
+    scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    registerSessionRoutes(scope, context);
+    registerControlRoutes(scope, context);
+    registerEventStreamRoute(scope, context);
+    scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  }, { prefix: ADMIN_PREFIX });
+}

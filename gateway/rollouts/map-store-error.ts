@@ -1,0 +1,27 @@
+import { isStoreError, type StoreErrorCode } from '../../store/index.js';
+import type { ErrorCode } from '../errors/error-codes.js';
+import { TokentapError } from '../errors/tokentap-error.js';
+
+/** Store refusals the rollout API passes on as client errors; any other store failure stays a 500. */
+const CLIENT_ERRORS: Partial<Record<StoreErrorCode, ErrorCode>> = {
+  STORE_SESSION_NOT_FOUND: 'TT_SESSION_NOT_FOUND',
+  STORE_SESSION_EXISTS: 'TT_SESSION_EXISTS',
+  STORE_SESSION_ENDED: 'TT_SESSION_ENDED',
+  STORE_CALL_NOT_FOUND: 'TT_CALL_NOT_FOUND',
+  STORE_GROUP_CONFLICT: 'TT_GROUP_CONFLICT',
+};
+
+/**
+ * Runs a store write of the rollout API and words its refusals as TokentapErrors (404, 409), keeping the cause.
+ *
+ * @example const row = withStoreErrors(() => store.addReward(input));
+ */
+export function withStoreErrors<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    const code = isStoreError(error) ? CLIENT_ERRORS[error.code] : undefined;
+    if (code === undefined) throw error;
+    throw new TokentapError(code, { message: (error as Error).message, cause: error });
+  }
+}
