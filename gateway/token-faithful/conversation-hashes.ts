@@ -39,7 +39,11 @@ export function prefixHashes(messages: ReadonlyArray<Record<string, unknown>>, s
   return hashes;
 }
 
-/** The hash of a prefix one message longer. */
+/**
+ * The hash of a prefix one message longer.
+ *
+ * @example extendPrefixHash(hashes.at(-1) ?? '', canonicalMessage(assistantMessage))
+ */
 export function extendPrefixHash(previous: string, canonical: string): string {
   return createHash('sha256').update(previous).update('\u0000').update(canonical).digest('base64');
 }
@@ -82,7 +86,11 @@ function canonicalToolCall(call: unknown): unknown {
   return { name: fn.name ?? null, arguments: parsed };
 }
 
-/** JSON with object keys sorted, so key order never makes two equal values differ. */
+/**
+ * JSON with object keys sorted, so key order never makes two equal values differ.
+ *
+ * @example stableStringify({ b: 1, a: [2] }) // '{"a":[2],"b":1}'
+ */
 export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((item) => stableStringify(item ?? null)).join(',')}]`;
   if (isRecord(value)) {

@@ -59,7 +59,11 @@ export function indexAfterOccurrence<T>(sequence: ArrayLike<T> & { indexOf(value
   return from;
 }
 
-/** How often `marker` occurs (non-overlapping). */
+/**
+ * How often `marker` occurs (non-overlapping).
+ *
+ * @example countOccurrences('a<e>b<e>', '<e>', 3) // 2
+ */
 export function countOccurrences<T>(sequence: ArrayLike<T> & { indexOf(value: T, from?: number): number }, marker: T, markerLength = 1): number {
   let count = 0;
   for (let at = sequence.indexOf(marker); at !== -1; at = sequence.indexOf(marker, at + markerLength)) count++;
