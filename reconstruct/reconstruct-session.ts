@@ -1,3 +1,4 @@
+import { applyRolloutFields, type RolloutFieldsSource } from './apply-rollout-fields.js';
 import { reconstructCalls } from './reconstruct-calls.js';
 import type { ReconstructOptions, ReconstructSource, SessionReconstruction } from './reconstruct-options.js';
 import type { Sample } from './sample.js';
@@ -10,7 +11,7 @@ import type { Sample } from './sample.js';
  * const samples = reconstructSession(store, 'run-42', { strategy: 'merge' });
  * for (const sample of samples) console.log(sample.tokens.length, sample.lossWeight, sample.diagnostics);
  */
-export function reconstructSession(store: ReconstructSource, sessionId: string, options: ReconstructOptions = {}): Sample[] {
+export function reconstructSession(store: ReconstructSource & RolloutFieldsSource, sessionId: string, options: ReconstructOptions = {}): Sample[] {
   return reconstructSessionReport(store, sessionId, options).samples;
 }
 
@@ -22,6 +23,9 @@ export function reconstructSession(store: ReconstructSource, sessionId: string, 
  * const report = reconstructSessionReport(store, 'run-42', { tokenizer });
  * report.driftCounts['template-rerender']; // 19
  */
-export function reconstructSessionReport(store: ReconstructSource, sessionId: string, options: ReconstructOptions = {}): SessionReconstruction {
-  return reconstructCalls(sessionId, store.listCalls(sessionId), (callId) => store.getCallBodies(callId), options);
+export function reconstructSessionReport(store: ReconstructSource & RolloutFieldsSource, sessionId: string, options: ReconstructOptions = {}): SessionReconstruction {
+  const report = reconstructCalls(sessionId, store.listCalls(sessionId), (callId) => store.getCallBodies(callId), options);
+  // group, rewards and end status from the rollout API, when the store has them
+  applyRolloutFields(report.samples, sessionId, store);
+  return report;
 }

@@ -58,8 +58,14 @@ export interface Sample {
   callIds: string[];
   /** the rollout this sample belongs to (the session id unless the rollout API says otherwise) */
   rolloutId: string;
+  /** the session's group (GRPO group / task id), when the rollout API gave it one */
   groupId?: string;
+  /** the session's current reward, the same on every sample of the session (docs/rollouts.md) */
   reward?: number;
+  /** the named parts of `reward`, when it was posted as components */
+  rewardComponents?: Record<string, number>;
+  /** the current reward of each of this sample's calls that was rewarded on its own, in call order */
+  callRewards?: Array<{ callId: string; value: number; components?: Record<string, number> }>;
   /** weight of this sample's loss, so a rollout split into several samples is not counted several times */
   lossWeight: number;
   status: SampleStatus;
