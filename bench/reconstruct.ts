@@ -30,7 +30,10 @@ interface Measurement {
   tokens: number;
   /** prompt + completion ids of every call read: the input the reconstruction covers */
   inputTokens: number;
+  /** wall-clock seconds */
   seconds: number;
+  /** CPU seconds (user + system): on a busy machine the per-core figure wall time cannot give */
+  cpuSeconds: number;
   peakRssMb: number;
 }
 
@@ -49,10 +52,12 @@ function measure(mode: Mode, path: string): Measurement {
     },
   };
   const started = process.hrtime.bigint();
+  const startedCpu = process.cpuUsage();
   let tokens = 0;
   let samples = 0;
   const sessionIds = store.listSessions({ limit: 1_000_000 }).map((session) => session.id);
   let untimed = 0n;
+  let untimedCpu = 0;
   if (mode === 'read') {
     for (const sessionId of sessionIds) {
       store.listCalls(sessionId);
@@ -67,8 +72,10 @@ function measure(mode: Mode, path: string): Measurement {
     const strategy = mode === 'merge core' ? 'merge' : 'per-call';
     for (const sessionId of sessionIds) {
       const reading = process.hrtime.bigint();
+      const readingCpu = process.cpuUsage();
       const calls = store.listCalls(sessionId);
       untimed += process.hrtime.bigint() - reading;
+      untimedCpu += cpuSecondsSince(readingCpu);
       for (const sample of reconstructCalls(sessionId, calls, (callId) => store.getCallBodies(callId), { strategy }).samples) {
         tokens += sample.tokens.length;
         samples += 1;
@@ -76,8 +83,14 @@ function measure(mode: Mode, path: string): Measurement {
     }
   }
   const seconds = Number(process.hrtime.bigint() - started - untimed) / 1e9;
+  const cpuSeconds = cpuSecondsSince(startedCpu) - untimedCpu;
   opened.close();
-  return { mode, sessions: sessionIds.length, samples, tokens, inputTokens, seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { mode, sessions: sessionIds.length, samples, tokens, inputTokens, seconds, cpuSeconds, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
 }
 
 function measureInChild(mode: Mode, path: string): Measurement {
@@ -87,8 +100,8 @@ function measureInChild(mode: Mode, path: string): Measurement {
 }
 
 function row(size: string, result: Measurement): string {
-  const rate = (tokens: number): string => (tokens / result.seconds / 1e6).toFixed(1).padStart(9);
-  const columns = [String(result.sessions).padStart(8), String(result.samples).padStart(8), (result.tokens / 1e6).toFixed(1).padStart(8), result.seconds.toFixed(2).padStart(8), rate(result.tokens), rate(result.inputTokens), result.peakRssMb.toFixed(0).padStart(7)];
+  const rate = (tokens: number): string => (tokens / result.cpuSeconds / 1e6).toFixed(1).padStart(9);
+  const columns = [String(result.sessions).padStart(8), String(result.samples).padStart(8), (result.tokens / 1e6).toFixed(1).padStart(8), result.seconds.toFixed(2).padStart(7), result.cpuSeconds.toFixed(2).padStart(7), rate(result.tokens), rate(result.inputTokens), result.peakRssMb.toFixed(0).padStart(7)];
   return `${size.padEnd(6)} ${result.mode.padEnd(13)} ${columns.join(' ')}`;
 }
 
@@ -102,7 +115,7 @@ function main(args: string[]): void {
     paths[size] = makeBenchStore(params);
     lines.push(`${size} store: ${paths[size]} (${((Date.now() - started) / 1000).toFixed(1)} s to make or find)`);
   }
-  lines.push('', 'size   mode          sessions  samples  Mtokens  seconds  emitted/s  input/s  peakMB');
+  lines.push('', 'size   mode          sessions  samples  Mtokens    wall     cpu  emitted/s  input/s  peakMB');
   const results: Record<string, Measurement> = {};
   for (const size of ['half', 'full']) {
     for (const mode of MODES) {
@@ -110,15 +123,16 @@ function main(args: string[]): void {
       lines.push(row(size, results[`${size}/${mode}`] as Measurement));
     }
   }
-  lines.push('', 'growth from half to full (linear: time ratio = token ratio):');
+  lines.push('', 'growth from half to full (linear: cpu time ratio = token ratio):');
   for (const mode of MODES) {
     const small = results[`half/${mode}`] as Measurement;
     const large = results[`full/${mode}`] as Measurement;
-    lines.push(`  ${mode.padEnd(13)} tokens x${(large.tokens / small.tokens).toFixed(2)}, time x${(large.seconds / small.seconds).toFixed(2)}`);
+    lines.push(`  ${mode.padEnd(13)} tokens x${(large.tokens / small.tokens).toFixed(2)}, cpu time x${(large.cpuSeconds / small.cpuSeconds).toFixed(2)}, wall time x${(large.seconds / small.seconds).toFixed(2)}`);
   }
-  lines.push('', 'Mtokens and emitted/s: ids emitted in samples, in millions (read: the ids read). input/s: prompt + completion ids of the');
-  lines.push('calls covered, in millions per second. Every call row holds its whole prompt, so reading costs the sum of all prompts');
-  lines.push('while merge emits each chain once: the store read bounds merge end to end. One core; RSS is each run\'s own peak.');
+  lines.push('', 'Mtokens: ids emitted in samples, in millions (read: the ids read). wall, cpu: seconds. emitted/s, input/s: millions of');
+  lines.push('ids emitted, and of prompt + completion ids of the calls covered, per CPU second (one core). Every call row holds its');
+  lines.push('whole prompt, so reading costs the sum of all prompts while merge emits each chain once: the store read bounds merge');
+  lines.push('end to end. peakMB: each run\'s own peak RSS (each runs in its own process).');
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
