@@ -100,5 +100,5 @@ describe('reconstruction of random agent sessions recorded through the gateway a
       }),
       { numRuns: Number(process.env.RECONSTRUCT_GATEWAY_RUNS ?? 6) },
     );
-  });
+  }, 120_000);
 });

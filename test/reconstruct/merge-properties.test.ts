@@ -31,5 +31,5 @@ describe('reconstruction of random Qwen3 tool conversations with random drift (s
       store.close();
       temp.remove();
     }
-  });
+  }, 180_000);
 });
