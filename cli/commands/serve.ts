@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createGateway } from '../../gateway/create-gateway.js';
 import { createLogger } from '../../gateway/create-logger.js';
+import { gatewayConfigSchema } from '../../gateway/config/gateway-config.js';
 import { CONFIG_KEYS, loadConfig, toEnvName, toFlagName } from '../load-config.js';
 import { UsageError } from '../usage-error.js';
 
@@ -22,7 +23,25 @@ const FLAG_HELP: Record<string, string> = {
   'reasoning-parser': 'qwen3 | none: token-faithful reasoning parser, default qwen3',
   'tool-call-parser': 'hermes | qwen3-coder | none: token-faithful tool-call parser, default hermes',
   'log-level': 'fatal|error|warn|info|debug|trace|silent, default info',
+  'admin-token': 'bearer token for the rollout API (/tokentap/v1), at least 16 characters; without it that API answers 401',
+  'require-session-key': 'refuse model calls without a session key (no implicit path/default sessions), default false',
+  'session-idle-timeout-ms': 'end an open rollout session as aborted after this long without a call (0: never), default 1800000',
+  'pause-mode': 'hold | reject: what a pause does to new calls (hold until resume, or 429 + Retry-After), default hold',
+  'public-url': 'base URL put in session URLs (behind a proxy), default the address a request came to',
 };
+
+/** Settings that are on or off: `--require-session-key` alone means true (as do `true`, `1`, `yes` after it). */
+const BOOLEAN_FLAGS = new Set(CONFIG_KEYS.filter((key) => typeof gatewayConfigSchema.parse({})[key] === 'boolean').map(toFlagName));
+const BOOLEAN_WORDS = new Set(['true', 'false', '1', '0', 'yes', 'no']);
+
+/** `--flag` with no value after it becomes `--flag=true`, so on/off settings read like switches. */
+export function expandBooleanFlags(args: string[]): string[] {
+  return args.map((arg, index) => {
+    const next = args[index + 1];
+    const isSwitch = arg.startsWith('--') && BOOLEAN_FLAGS.has(arg.slice(2));
+    return isSwitch && (next === undefined || !BOOLEAN_WORDS.has(next)) ? `${arg}=true` : arg;
+  });
+}
 
 export const SERVE_HELP = `Usage: tokentap serve [options]
 
@@ -40,7 +59,7 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
   const options = Object.fromEntries([...CONFIG_KEYS.map((key) => [toFlagName(key), { type: 'string' }]), ['config', { type: 'string' }], ['help', { type: 'boolean', short: 'h' }]]);
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args, options: options as NonNullable<Parameters<typeof parseArgs>[0]>['options'], allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    values = parseArgs({ args: expandBooleanFlags(args), options: options as NonNullable<Parameters<typeof parseArgs>[0]>['options'], allowPositionals: false }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -49,12 +68,14 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
     return 0;
   }
   const config = loadConfig(values as Record<string, string | undefined>, env);
-  const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY, secrets: [config.backendKey] });
+  const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY, secrets: [config.backendKey, config.adminToken] });
   const gateway = createGateway({ ...config, logger });
   const url = await gateway.listen();
-  logger.info({ url, backend: config.backendUrl, db: config.db }, `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`);
+  logger.info({ url, backend: config.backendUrl, db: config.db, rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1` }, `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`);
   if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
-    logger.warn({ host: config.host }, 'bound to a non-loopback address: anyone who can reach it can use the backend through tokentap');
+    logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey }, config.requireSessionKey
+      ? 'bound to a non-loopback address: only holders of a session key can use the backend through tokentap'
+      : 'bound to a non-loopback address: anyone who can reach it can use the backend through tokentap (see --require-session-key)');
   }
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {

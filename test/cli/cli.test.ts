@@ -45,6 +45,25 @@ describe('the tokentap command (built by npm test\'s pretest)', () => {
     expect(runCli(['sessions', '--db', temp.file('missing.db')]).status).toBe(2);
   });
 
+  it('serves the rollout API with --admin-token, and --require-session-key refuses calls without a key', async () => {
+    temp = makeTempDir();
+    const port = await closedPort();
+    const token = 'cli-admin-token-0123456789';
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--db', temp.file('s.db'), '--backend-url', 'http://127.0.0.1:9', '--admin-token', token, '--require-session-key', '--pause-mode', 'reject', '--session-idle-timeout-ms', '0'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const lines = createInterface({ input: child.stdout });
+    for await (const line of lines) {
+      expect(line).not.toContain(token);
+      if (line.includes('tokentap listening')) break;
+    }
+    const state = await fetch(`http://127.0.0.1:${port}/tokentap/v1/state`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await state.json()).toMatchObject({ paused: false, pauseMode: 'reject' });
+    const call = await fetch(`http://127.0.0.1:${port}/s/anything/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(call.status).toBe(401);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
   it('serves until SIGTERM, then exits 0', async () => {
     temp = makeTempDir();
     const port = await closedPort();

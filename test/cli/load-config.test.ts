@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { loadConfig, toEnvName, toFlagName } from '../../cli/load-config.js';
 import { UsageError } from '../../cli/usage-error.js';
+import { expandBooleanFlags } from '../../cli/commands/serve.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 let temp: ReturnType<typeof makeTempDir> | undefined;
@@ -29,6 +30,23 @@ describe('configuration', () => {
     expect(() => loadConfig({ port: 'abc' }, {})).toThrow(UsageError);
     expect(() => loadConfig({ 'record-failure': 'maybe' }, {})).toThrow(/recordFailure/);
     expect(() => loadConfig({ 'backend-url': 'ftp://x' }, {})).toThrow(/backendUrl/);
+  });
+
+  it('reads the rollout settings from flags and env, switches spelled as text', () => {
+    const config = loadConfig({ 'admin-token': 'a-long-enough-admin-token', 'pause-mode': 'reject' }, { TOKENTAP_REQUIRE_SESSION_KEY: 'true', TOKENTAP_SESSION_IDLE_TIMEOUT_MS: '5000' });
+    expect(config).toMatchObject({ adminToken: 'a-long-enough-admin-token', pauseMode: 'reject', requireSessionKey: true, sessionIdleTimeoutMs: 5000 });
+    expect(loadConfig({}, {})).toMatchObject({ requireSessionKey: false, pauseMode: 'hold', sessionIdleTimeoutMs: 1_800_000 });
+    expect(loadConfig({ 'require-session-key': 'false' }, { TOKENTAP_REQUIRE_SESSION_KEY: 'yes' }).requireSessionKey).toBe(false);
+    expect(() => loadConfig({ 'admin-token': 'short' }, {})).toThrow(/adminToken/);
+    expect(() => loadConfig({ 'pause-mode': 'sometimes' }, {})).toThrow(/pauseMode/);
+    expect(() => loadConfig({ 'require-session-key': 'perhaps' }, {})).toThrow(/requireSessionKey/);
+  });
+
+  it('takes an on/off flag alone as true, or followed by a word', () => {
+    expect(expandBooleanFlags(['--require-session-key', '--port', '1'])).toEqual(['--require-session-key=true', '--port', '1']);
+    expect(expandBooleanFlags(['--require-session-key'])).toEqual(['--require-session-key=true']);
+    expect(expandBooleanFlags(['--require-session-key', 'false'])).toEqual(['--require-session-key', 'false']);
+    expect(expandBooleanFlags(['--model', 'true'])).toEqual(['--model', 'true']);
   });
 
   it('rejects unknown keys in the config file', () => {
