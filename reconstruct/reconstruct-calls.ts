@@ -33,7 +33,8 @@ export function reconstructCalls(
   const roles = calls.map((call) => classifyCall(call, { canRetokenize: options.retokenizer !== undefined }));
   const skipped: SkippedCall[] = [];
   const pending: PendingSample[] = [];
-  const fields = { sessionId, chainIndex: 0, diagnostics: [] as DriftDiagnostic[] };
+  // a fresh diagnostics array per sample: consumers may annotate one without touching the others
+  const fields = (): { sessionId: string; chainIndex: number; diagnostics: DriftDiagnostic[] } => ({ sessionId, chainIndex: 0, diagnostics: [] });
   for (const [index, call] of calls.entries()) {
     const role = roles[index] as CallRole;
     if (role.kind === 'skip') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: role.reason });
@@ -42,10 +43,10 @@ export function reconstructCalls(
       if (typeof turn === 'string') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: turn });
       else {
         const status = call.finishReason === 'length' ? 'truncated' : 'completed';
-        pending.push({ firstSeq: call.seq, sample: buildSample([turn], { ...fields, status, faithful: false }) });
+        pending.push({ firstSeq: call.seq, sample: buildSample([turn], { ...fields(), status, faithful: false }) });
       }
     } else if (strategy === 'per-call' || role.kind === 'own') {
-      pending.push({ firstSeq: call.seq, sample: buildSample([recordedTurn(call)], { ...fields, status: role.status, faithful: true }) });
+      pending.push({ firstSeq: call.seq, sample: buildSample([recordedTurn(call)], { ...fields(), status: role.status, faithful: true }) });
     }
   }
   const drift = strategy === 'merge' ? mergeChains(sessionId, calls, roles, readBodies, options, pending) : [];
