@@ -1,56 +1,78 @@
 /**
  * `npm run demo`: the whole loop on one machine, no GPU. It starts the simulated vLLM backend (real Qwen3
- * tokenizer and chat template), the tokentap gateway in front of it, and a small tool-using agent on the
- * official `openai` client pointed at session `demo-1`; then prints the recorded trajectory and writes the
- * calls' token rows to `tokentap-demo-calls.jsonl`.
+ * tokenizer and chat template), the tokentap gateway in front of it, opens a rollout session with
+ * `gateway.createSession()` and runs a small tool-using agent on the official `openai` client in it (its base URL
+ * and key come from the session); then rewards and ends the session, prints the recorded trajectory and its
+ * training sample, and writes the calls' token rows to `tokentap-demo-calls.jsonl`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGateway } from '../gateway/create-gateway.js';
-import { createSimBackend, type SimScript } from '../sim/index.js';
+import { pathToFileURL } from 'node:url';
+import { createGateway, createSimBackend, reconstructSession, type SimScript, type Store } from '../index.js';
 import { loadHfTokenizer, qwen3TokenizerDir } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
 import { runToolAgent } from './tool-agent.js';
 
-const DEMO_DB = 'tokentap-demo.db';
-const print = (text = ''): void => void process.stdout.write(text + '\n');
-const DEMO_EXPORT = 'tokentap-demo-calls.jsonl';
 const SESSION = 'demo-1';
+const EXPECTED_FILE = 'print("hello from tokentap")\n';
 
 /** The simulated model's replies: write a file, read it back, answer. */
 const DEMO_SCRIPT: SimScript = {
   replies: [
-    { match: { lastUserContains: 'hello.py' }, reasoning: 'The user wants a hello script. I will write it first.', toolCalls: [{ name: 'write_file', arguments: { path: 'hello.py', content: 'print("hello from tokentap")\n' } }] },
+    { match: { lastUserContains: 'hello.py' }, reasoning: 'The user wants a hello script. I will write it first.', toolCalls: [{ name: 'write_file', arguments: { path: 'hello.py', content: EXPECTED_FILE } }] },
     { match: { lastToolResultContains: 'wrote' }, reasoning: 'Now check the file.', toolCalls: [{ name: 'read_file', arguments: { path: 'hello.py' } }] },
     { match: { lastToolResultContains: 'hello from tokentap' }, reasoning: 'It is correct.', content: 'Done: hello.py prints "hello from tokentap".' },
   ],
 };
 
+export interface DemoOptions {
+  /** the database to write (removed first); default `tokentap-demo.db` */
+  db?: string;
+  /** the JSONL file of call token rows; default `tokentap-demo-calls.jsonl` */
+  exportPath?: string;
+  /** where lines go; default stdout */
+  print?: (line: string) => void;
+}
+
 function removeDatabase(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
-async function main(): Promise<void> {
-  removeDatabase(DEMO_DB);
+/**
+ * Runs the demo; resolves with the session's reward once everything is printed and closed.
+ *
+ * @example await runDemo({ db: '/tmp/demo.db', exportPath: '/tmp/calls.jsonl', print: console.log });
+ */
+export async function runDemo(options: DemoOptions = {}): Promise<{ reward: number; calls: number }> {
+  const db = options.db ?? 'tokentap-demo.db';
+  const exportPath = options.exportPath ?? 'tokentap-demo-calls.jsonl';
+  const print = options.print ?? ((line: string) => void process.stdout.write(line + '\n'));
+  removeDatabase(db);
   const sim = await createSimBackend({ script: DEMO_SCRIPT, acceptAnyModel: true });
   const simUrl = await sim.listen();
-  const gateway = createGateway({ backendUrl: simUrl, db: DEMO_DB, port: 0, logLevel: 'warn' });
+  const gateway = createGateway({ backendUrl: simUrl, db, port: 0, logLevel: 'warn' });
   const url = await gateway.listen();
   const workdir = mkdtempSync(join(tmpdir(), 'tokentap-demo-'));
-  print(`simulated vLLM backend: ${simUrl}\ntokentap gateway:       ${url}\nagent base URL:         ${url}/s/${SESSION}/v1\n`);
   try {
-    const result = await runToolAgent({ baseURL: `${url}/s/${SESSION}/v1`, model: 'Qwen/Qwen3-8B', task: 'Create hello.py that prints a greeting, check it, and tell me when done.', workdir, stream: true });
+    const session = await gateway.createSession({ id: SESSION, task: { prompt: 'hello.py' }, tags: ['demo'] });
+    print(`simulated vLLM backend: ${simUrl}\ntokentap gateway:       ${url}\nsession ${session.id}:        ${session.openai.baseURL} (key ${session.apiKey.slice(0, 6)}...)\n`);
+    const result = await runToolAgent({ ...session.openai, model: 'Qwen/Qwen3-8B', task: 'Create hello.py that prints a greeting, check it, and tell me when done.', workdir, stream: true });
     print(`agent answered after ${result.turns} model calls: ${result.answer.trim()}\n`);
-    await printTrajectory(gateway.store);
+    // the reward: did the agent leave the file we asked for?
+    const reward = readFileSync(join(workdir, 'hello.py'), 'utf8') === EXPECTED_FILE ? 1 : 0;
+    await session.reward(reward);
+    await session.end('completed');
+    const calls = await printTrajectory(gateway.store, exportPath, print);
+    return { reward, calls };
   } finally {
     await gateway.close();
     await sim.close();
     rmSync(workdir, { recursive: true, force: true });
+    print(`\ninspect it yourself:\n  npx tokentap sessions --db ${db}\n  npx tokentap show ${SESSION} --db ${db}`);
   }
-  print(`\ninspect it yourself:\n  npx tokentap sessions --db ${DEMO_DB}\n  npx tokentap show ${SESSION} --db ${DEMO_DB}`);
 }
 
-async function printTrajectory(store: ReturnType<typeof createGateway>['store']): Promise<void> {
+async function printTrajectory(store: Store, exportPath: string, print: (line: string) => void): Promise<number> {
   const tokenizer = await loadHfTokenizer(qwen3TokenizerDir());
   const calls = store.listCalls(SESSION);
   const rows: string[] = [];
@@ -66,11 +88,18 @@ async function printTrajectory(store: ReturnType<typeof createGateway>['store'])
     print(`  sampled ids   [${completion.slice(0, 12).join(', ')}${completion.length > 12 ? ', ...' : ''}]`);
     rows.push(JSON.stringify({ session_id: call.sessionId, seq: call.seq, call_id: call.id, status: call.status, prompt_token_ids: prompt, completion_token_ids: completion, completion_logprobs: logprobs, finish_reason: call.finishReason }));
   }
-  writeFileSync(DEMO_EXPORT, rows.join('\n') + '\n');
-  print(`\nwrote ${rows.length} call rows (prompt ids, sampled ids, logprobs) to ${DEMO_EXPORT}`);
+  writeFileSync(exportPath, rows.join('\n') + '\n');
+  print(`\nwrote ${rows.length} call rows (prompt ids, sampled ids, logprobs) to ${exportPath}`);
+  for (const sample of reconstructSession(store, SESSION)) {
+    const trained = sample.lossMask.reduce((sum, bit) => sum + bit, 0);
+    print(`training sample ${sample.chainIndex}: ${sample.tokens.length} tokens, ${trained} trained, ${sample.callIds.length} calls merged, reward ${sample.reward}, status ${sample.status}`);
+  }
+  return calls.length;
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exitCode = 1;
-});
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runDemo().catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

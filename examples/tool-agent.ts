@@ -24,8 +24,9 @@ export const FILE_TOOLS: ChatCompletionTool[] = [
 ];
 
 export interface ToolAgentOptions {
-  /** an OpenAI-compatible base URL, e.g. a tokentap session: http://127.0.0.1:4000/s/run-1/v1 */
+  /** an OpenAI-compatible base URL, e.g. a tokentap session's `session.openai.baseURL` (http://127.0.0.1:4000/s/ID/v1) */
   baseURL: string;
+  /** the session key (`session.apiKey`): it selects the session whatever the base URL */
   apiKey?: string;
   model: string;
   task: string;
@@ -76,10 +77,13 @@ async function complete(client: OpenAI, options: ToolAgentOptions, messages: Cha
 
 /**
  * A minimal tool-using agent on the official `openai` client: it loops model call -> tool calls -> results
- * until the model answers without tools. Point `baseURL` at a tokentap session and every call is recorded.
+ * until the model answers without tools. Give it a tokentap session (`session.openai` is `{ baseURL, apiKey }`)
+ * and every call is recorded in that session.
  *
  * @example
- * const result = await runToolAgent({ baseURL: `${gatewayUrl}/s/run-1/v1`, model: 'Qwen/Qwen3-8B', task: 'Write hello.txt', workdir: '/tmp/w' });
+ * const session = await gateway.createSession({ task: { prompt: 'Write hello.txt' } });
+ * const result = await runToolAgent({ ...session.openai, model: 'Qwen/Qwen3-8B', task: 'Write hello.txt', workdir: '/tmp/w' });
+ * await session.reward(result.answer.includes('hello') ? 1 : 0);
  */
 export async function runToolAgent(options: ToolAgentOptions): Promise<ToolAgentResult> {
   const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'not-needed', maxRetries: 0 });

@@ -1,0 +1,35 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { runDemo } from '../../examples/demo.js';
+import { runGrpoExample } from '../../examples/grpo-rollouts.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+let temp: ReturnType<typeof makeTempDir> | undefined;
+afterEach(() => temp?.remove());
+
+describe('examples', () => {
+  it('demo: the tool agent runs in a session from createSession, is rewarded, and its sample carries the reward', async () => {
+    temp = makeTempDir();
+    const lines: string[] = [];
+    const result = await runDemo({ db: temp.file('demo.db'), exportPath: temp.file('calls.jsonl'), print: (line) => lines.push(line) });
+    expect(result).toEqual({ reward: 1, calls: 3 });
+    expect(lines.join('\n')).toMatch(/training sample 0: \d+ tokens, \d+ trained, \d+ calls merged, reward 1, status completed/);
+    expect(readFileSync(temp.file('calls.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+    expect(existsSync(temp.file('demo.db'))).toBe(true);
+  });
+
+  it('grpo-rollouts: eight rollouts of one task form a complete group whose samples carry rewards and advantages', async () => {
+    const lines: string[] = [];
+    const scored = await runGrpoExample({ print: (line) => lines.push(line) });
+    expect(lines[0]).toMatch(/^group step-0:add-17-25: 8 rollouts, complete true$/);
+    expect(scored).toHaveLength(8);
+    expect(scored.map(({ sample }) => sample.reward).sort()).toEqual([0, 0, 0, 1, 1, 1, 1, 1]);
+    for (const { sample, advantage } of scored) {
+      expect(sample).toMatchObject({ groupId: 'step-0:add-17-25', status: 'completed', rewardComponents: { correct: sample.reward } });
+      expect(sample.callIds).toHaveLength(2);
+      expect(Math.sign(advantage)).toBe(sample.reward === 1 ? 1 : -1);
+      expect(new Set(sample.policyVersions)).toEqual(new Set([null, 'step-0']));
+    }
+    expect(lines.slice(1).every((line) => /reward +[01] +advantage [+-]\d\.\d{3}/.test(line))).toBe(true);
+  });
+});
