@@ -4,7 +4,8 @@
  * @example
  * import { createGateway } from 'tokentap';
  * const gateway = createGateway({ backendUrl: 'http://127.0.0.1:8000', db: './tokentap.db', port: 4000 });
- * const url = await gateway.listen(); // OPENAI_BASE_URL=`${url}/s/run-42/v1`
+ * await gateway.listen();
+ * const session = await gateway.createSession({ groupId: 'task-7' }); // new OpenAI(session.openai)
  */
 export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.js';
 export { connectGateway, type ConnectedGateway, type ConnectGatewayOptions } from './gateway/connect-gateway.js';

@@ -5,12 +5,20 @@ import { createRolloutSession, rewardBody, type SessionActions } from './rollout
 import { RemoteEvents } from './rollouts/remote-events.js';
 import type { RewardRow } from '../store/index.js';
 
+/** @example connectGateway('http://127.0.0.1:4000', { adminToken: process.env.TOKENTAP_ADMIN_TOKEN }) */
 export interface ConnectGatewayOptions {
   /** the gateway's `adminToken`; without it only what a session key may do works (through session handles) */
   adminToken?: string;
 }
 
-/** The rollout API of a gateway running elsewhere, over HTTP. */
+/**
+ * The rollout API of a gateway running elsewhere, over HTTP.
+ *
+ * @example
+ * const remote: ConnectedGateway = connectGateway(url, { adminToken });
+ * remote.on('group-complete', ({ group }) => console.log(group.id));
+ * await remote.eventsReady();
+ */
 export interface ConnectedGateway extends RolloutApi {
   /** the gateway's base URL */
   readonly url: string;

@@ -26,7 +26,13 @@ export interface GatewayOptions extends GatewayConfigInput {
   store?: Store;
 }
 
-/** The gateway: its fastify app, store and config, and the rollout API in-process (docs/rollouts.md). */
+/**
+ * The gateway: its fastify app, store and config, and the rollout API in-process (docs/rollouts.md).
+ *
+ * @example
+ * const gateway: Gateway = createGateway({ db: ':memory:' });
+ * const answer = await gateway.app.inject({ method: 'GET', url: '/healthz' });
+ */
 export interface Gateway extends RolloutApi {
   /** the fastify instance; it does not listen until `listen()` */
   app: FastifyInstance;

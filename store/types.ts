@@ -46,19 +46,37 @@ export interface SessionRow {
   lastCallAt: number | null;
 }
 
-/** How a session ended (docs/rollouts.md); `open` until it does. */
+/**
+ * How a session ended (docs/rollouts.md); `open` until it does.
+ *
+ * @example store.endSession('r-1', { status: 'truncated', reason: 'explicit', endedAt: Date.now() });
+ */
 export type SessionEndStatus = 'completed' | 'truncated' | 'failed' | 'aborted';
+/** @example if (store.getRollout('r-1')?.status === 'open') console.log('still running'); */
 export type SessionStatus = 'open' | SessionEndStatus;
 
+/** @example SESSION_END_STATUSES.includes(status) */
 export const SESSION_END_STATUSES: readonly SessionEndStatus[] = ['completed', 'truncated', 'failed', 'aborted'];
 
-/** Who made the session: the rollout API (`api`: it has a key and an idle timeout) or a call's base URL (`implicit`). */
+/**
+ * Who made the session: the rollout API (`api`: it has a key and an idle timeout) or a call's base URL (`implicit`).
+ *
+ * @example store.getRollout('run-42')?.origin // 'implicit' for a session named only by /s/run-42/v1
+ */
 export type SessionOrigin = 'implicit' | 'api';
 
-/** Why a session ended: someone said so, or no call came for `sessionIdleTimeoutMs`. */
+/**
+ * Why a session ended: someone said so, or no call came for `sessionIdleTimeoutMs`.
+ *
+ * @example store.getRollout('r-1')?.endReason // 'idle-timeout'
+ */
 export type SessionEndReason = 'explicit' | 'idle-timeout';
 
-/** A session's rollout fields and lifecycle, without the call aggregates of SessionRow (cheap, read per call). */
+/**
+ * A session's rollout fields and lifecycle, without the call aggregates of SessionRow (cheap, read per call).
+ *
+ * @example const { status, groupId, sampling } = store.getRollout('r-1') ?? {};
+ */
 export interface RolloutRow {
   id: string;
   origin: SessionOrigin;
@@ -80,6 +98,7 @@ export interface RolloutRow {
   endReason: SessionEndReason | null;
 }
 
+/** @example store.createRollout({ sessionId: 'r-1', groupId: 'task-7', keyHash, createdAt: Date.now() }) */
 export interface CreateRolloutInput {
   sessionId: string;
   groupId?: string | null;
@@ -92,13 +111,18 @@ export interface CreateRolloutInput {
   createdAt: number;
 }
 
+/** @example store.endSession('r-1', { status: 'completed', reason: 'explicit', endedAt: Date.now() }) */
 export interface EndSessionInput {
   status: SessionEndStatus;
   reason: SessionEndReason;
   endedAt: number;
 }
 
-/** A reward as stored: the newest per (session, call) counts, the older ones are its history. */
+/**
+ * A reward as stored: the newest per (session, call) counts, the older ones are its history.
+ *
+ * @example const [sessionReward] = store.listRewards('r-1'); // the session's own reward comes first
+ */
 export interface RewardRow {
   id: number;
   sessionId: string;
@@ -112,6 +136,7 @@ export interface RewardRow {
   createdAt: number;
 }
 
+/** @example store.addReward({ sessionId: 'r-1', value: 1.5, components: { correct: 1, style: 0.5 }, source: 'library', createdAt: Date.now() }) */
 export interface AddRewardInput {
   sessionId: string;
   callId?: string | null;
@@ -121,7 +146,11 @@ export interface AddRewardInput {
   createdAt: number;
 }
 
-/** A GRPO group: complete once `expectedSize` of its sessions have ended. */
+/**
+ * A GRPO group: complete once `expectedSize` of its sessions have ended.
+ *
+ * @example const done = store.getGroup('task-7')?.completedAt !== null;
+ */
 export interface GroupRow {
   id: string;
   /** null until declared */
@@ -133,6 +162,7 @@ export interface GroupRow {
   sessions: Array<{ id: string; status: SessionStatus }>;
 }
 
+/** @example store.declareGroup({ groupId: 'task-7', expectedSize: 8, createdAt: Date.now() }) */
 export interface DeclareGroupInput {
   groupId: string;
   expectedSize: number;
@@ -140,6 +170,7 @@ export interface DeclareGroupInput {
   createdAt: number;
 }
 
+/** @example store.getPolicyVersion() // { version: 'step-12', setAt: 1764480000000 } */
 export interface PolicyVersionRow {
   version: string;
   setAt: number;

@@ -1,7 +1,12 @@
 import type { CallRow, CallStatus, GroupRow, RewardRow, RolloutRow, SessionEndReason, SessionEndStatus, SessionStatus } from '../../store/index.js';
 import type { SamplingOverrides } from './rollout-schemas.js';
 
-/** What `createSession` takes (and `POST /tokentap/v1/sessions` reads). */
+/**
+ * What `createSession` takes (and `POST /tokentap/v1/sessions` reads).
+ *
+ * @example
+ * const options: CreateSessionOptions = { groupId: 'task-7', task: { prompt: '17 + 25?' }, split: 'train', sampling: { temperature: 1 } };
+ */
 export interface CreateSessionOptions {
   /** the session id; default a random UUID */
   id?: string;
@@ -15,7 +20,12 @@ export interface CreateSessionOptions {
   sampling?: SamplingOverrides;
 }
 
-/** A session as the rollout API reports it: its rollout fields and its current rewards. */
+/**
+ * A session as the rollout API reports it: its rollout fields and its current rewards.
+ *
+ * @example
+ * const info: SessionInfo = await gateway.getSession('r-1'); // { status: 'completed', reward: { value: 1, ... }, ... }
+ */
 export interface SessionInfo extends RolloutRow {
   /** the session's current reward (the newest posted), or null */
   reward: RewardRow | null;
@@ -23,7 +33,13 @@ export interface SessionInfo extends RolloutRow {
   callRewards: RewardRow[];
 }
 
-/** What `POST /tokentap/v1/sessions` answers: the key is shown here once and never again. */
+/**
+ * What `POST /tokentap/v1/sessions` answers: the key is shown here once and never again.
+ *
+ * @example
+ * const created: CreatedSession = await (await fetch(`${url}/tokentap/v1/sessions`, { method: 'POST', headers, body: '{}' })).json();
+ * const client = new OpenAI({ baseURL: created.baseUrls.openai, apiKey: created.apiKey });
+ */
 export interface CreatedSession {
   session: SessionInfo;
   /** `tt-...`: send it as the harness's API key (Authorization: Bearer, or x-api-key) */
@@ -32,9 +48,20 @@ export interface CreatedSession {
   baseUrls: { openai: string; anthropic: string };
 }
 
-/** A reward: a scalar, or named components (the scalar is then their sum unless `value` is given too). */
+/**
+ * A reward: a scalar, or named components (the scalar is then their sum unless `value` is given too).
+ *
+ * @example
+ * await session.reward(1);
+ * await session.reward({ correct: 1, style: 0.5 }); // value 1.5
+ */
 export type RewardInput = number | Record<string, number>;
 
+/**
+ * Where a reward goes and its scalar when it has components.
+ *
+ * @example await session.reward(0.2, { callId }); await session.reward({ correct: 1, style: 0 }, { value: 1 });
+ */
 export interface RewardOptions {
   /** reward one call of the session instead of the whole session */
   callId?: string;
@@ -42,13 +69,24 @@ export interface RewardOptions {
   value?: number;
 }
 
-/** A group as the rollout API reports it. */
+/**
+ * A group as the rollout API reports it.
+ *
+ * @example
+ * const group: GroupInfo = await gateway.waitForGroup('task-7');
+ * const rewards = group.sessions.map((session) => session.reward ?? 0);
+ */
 export interface GroupInfo extends Omit<GroupRow, 'sessions'> {
   /** true once `expectedSize` of its sessions have ended */
   complete: boolean;
   sessions: Array<{ id: string; status: SessionStatus; reward: number | null }>;
 }
 
+/**
+ * How to pause for a weight update.
+ *
+ * @example const state = await gateway.pause({ mode: 'hold', drain: true }); // state.drained: no call in flight
+ */
 export interface PauseOptions {
   /** `hold` new calls until resume, or `reject` them with 429 + Retry-After; default the `pauseMode` setting */
   mode?: 'hold' | 'reject';
@@ -60,7 +98,11 @@ export interface PauseOptions {
   drainTimeoutMs?: number;
 }
 
-/** What `GET /tokentap/v1/state` reports. */
+/**
+ * What `GET /tokentap/v1/state` reports.
+ *
+ * @example const { inFlight, held, policyVersion } = await gateway.state();
+ */
 export interface GatewayState {
   paused: boolean;
   pauseMode: 'hold' | 'reject';
@@ -75,6 +117,11 @@ export interface GatewayState {
   drained?: boolean;
 }
 
+/**
+ * A call finished (answered, failed or aborted) and is in the store.
+ *
+ * @example gateway.on('call-end', (event) => console.log(event.sessionId, event.seq, event.status, event.completionTokens));
+ */
 export interface CallEndEvent {
   callId: string;
   sessionId: string;
@@ -88,6 +135,11 @@ export interface CallEndEvent {
   call?: CallRow;
 }
 
+/**
+ * A session ended, explicitly or after its idle timeout.
+ *
+ * @example gateway.on('session-end', (event) => console.log(event.sessionId, event.status, event.reason));
+ */
 export interface SessionEndEvent {
   sessionId: string;
   status: SessionEndStatus;
@@ -96,21 +148,41 @@ export interface SessionEndEvent {
   endedAt: number;
 }
 
+/**
+ * The last awaited session of a group ended: its samples are ready for export.
+ *
+ * @example gateway.on('group-complete', ({ group }) => exportGroup(group));
+ */
 export interface GroupCompleteEvent {
   groupId: string;
   group: GroupInfo;
 }
 
-/** The events `on()` delivers, by name. */
+/**
+ * The events `on()` delivers, by name.
+ *
+ * @example const off = gateway.on('group-complete', (event: GatewayEvents['group-complete']) => train(event.group));
+ */
 export interface GatewayEvents {
   'call-end': CallEndEvent;
   'session-end': SessionEndEvent;
   'group-complete': GroupCompleteEvent;
 }
 
+/** @example const names: GatewayEventName[] = ['call-end', 'session-end', 'group-complete']; */
 export type GatewayEventName = keyof GatewayEvents;
 
-/** A rollout session handle: what an `openai` or `@anthropic-ai/sdk` client (or a harness's environment) needs. */
+/**
+ * A rollout session handle: what an `openai` or `@anthropic-ai/sdk` client (or a harness's environment) needs.
+ *
+ * @example
+ * const session = await gateway.createSession({ groupId: 'task-7' });
+ * const openai = new OpenAI(session.openai);
+ * const anthropic = new Anthropic(session.anthropic);
+ * spawn('claude', ['-p', task], { env: { ...process.env, ...session.env } });
+ * await session.reward(1);
+ * await session.end('completed');
+ */
 export interface RolloutSession {
   readonly id: string;
   readonly groupId: string | null;
@@ -129,7 +201,17 @@ export interface RolloutSession {
   info(): Promise<SessionInfo>;
 }
 
-/** The rollout API, the same in-process (`createGateway`) and over HTTP (`connectGateway`). */
+/**
+ * The rollout API, the same in-process (`createGateway`) and over HTTP (`connectGateway`).
+ *
+ * @example
+ * async function rollout(api: RolloutApi): Promise<void> {
+ *   const session = await api.createSession({ groupId: 'task-7' });
+ *   await runAgent(session.openai);
+ *   await session.reward(1);
+ *   await session.end();
+ * }
+ */
 export interface RolloutApi {
   createSession(options?: CreateSessionOptions): Promise<RolloutSession>;
   getSession(sessionId: string): Promise<SessionInfo>;

@@ -21,6 +21,7 @@ export const samplingOverridesSchema = z.strictObject({
   repetition_penalty: z.number().gt(0).optional(),
 });
 
+/** @example const sampling: SamplingOverrides = { temperature: 1, top_p: 1, max_tokens: 4096 }; */
 export type SamplingOverrides = z.infer<typeof samplingOverridesSchema>;
 
 export const createSessionSchema = z.strictObject({
