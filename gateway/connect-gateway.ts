@@ -34,8 +34,8 @@ const DEFAULT_DRAIN_TIMEOUT_MS = 600_000;
 
 /**
  * The same rollout API as `createGateway` returns, against a running gateway (`tokentap serve --admin-token ...`).
- * Session handles act with their own session key (they may reward and end only their session), everything else
- * with the admin token. Errors come back as TokentapErrors with the gateway's code.
+ * Session handles reward and end with their own session key (all a key may do, for its own session only);
+ * everything else uses the admin token. Errors come back as TokentapErrors with the gateway's code.
  *
  * @example
  * const gateway = connectGateway('http://127.0.0.1:4000', { adminToken: process.env.TOKENTAP_ADMIN_TOKEN });
@@ -58,7 +58,8 @@ export function connectGateway(url: string, options: ConnectGatewayOptions = {})
   const actions: SessionActions = {
     reward: (sessionId, reward, rewardOptions) => call<RewardRow>('POST', `${sessionPath(sessionId)}/reward`, rewardBody(reward, rewardOptions), asKey(sessionId)),
     end: (sessionId, status) => call<SessionInfo>('POST', `${sessionPath(sessionId)}/end`, { status }, asKey(sessionId)),
-    info: (sessionId) => call<SessionInfo>('GET', sessionPath(sessionId), undefined, asKey(sessionId)),
+    // reading a session is the admin's: a session key may only reward and end its own session
+    info: (sessionId) => call<SessionInfo>('GET', sessionPath(sessionId)),
   };
   const events = new RemoteEvents(`${base}/tokentap/v1/events`, admin);
   return {

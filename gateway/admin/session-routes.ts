@@ -11,7 +11,7 @@ function baseUrlOf(request: FastifyRequest, context: GatewayContext): string {
   return context.config.publicUrl ?? `${request.protocol}://${request.host}`;
 }
 
-/** Checks the caller (the admin, or this session's own key), then the id. */
+/** For the routes a session key may use on its own session (reward, end): checks the caller, then the id. */
 function sessionOf(request: SessionRequest, context: GatewayContext): { sessionId: string; caller: ReturnType<typeof authorizeCaller> } {
   const caller = authorizeCaller(request, context, request.params.sessionId);
   return { sessionId: parseInput(sessionParamsSchema, request.params, 'session id').sessionId, caller };
@@ -19,7 +19,7 @@ function sessionOf(request: SessionRequest, context: GatewayContext): { sessionI
 
 /**
  * Sessions as rollouts: create one (with its key and base URLs), read it, end it, reward it or one of its calls,
- * read its reward history. A session key may do all but create, for its own session only.
+ * read its reward history. A session key may post its own session's rewards and end it, nothing else.
  *
  * @example app.register(async (scope) => registerSessionRoutes(scope, context), { prefix: '/tokentap/v1' })
  */
@@ -35,8 +35,11 @@ export function registerSessionRoutes(app: FastifyInstance, context: GatewayCont
   });
 
   app.get<{ Params: { sessionId: string } }>('/sessions/:sessionId', {
-    schema: routeSchema({ summary: 'A session: status, rollout fields, current rewards', access: 'admin or session key', params, response: { 200: RESPONSES.session } }),
-  }, async (request) => control.sessionInfo(sessionOf(request, context).sessionId));
+    schema: routeSchema({ summary: 'A session: status, rollout fields, current rewards', access: 'admin', params, response: { 200: RESPONSES.session } }),
+  }, async (request) => {
+    authorizeCaller(request, context);
+    return control.sessionInfo(parseInput(sessionParamsSchema, request.params, 'session id').sessionId);
+  });
 
   app.post<{ Params: { sessionId: string } }>('/sessions/:sessionId/end', {
     schema: routeSchema({ summary: 'End a session (default completed); later calls to it get 409', access: 'admin or session key', params, body: endSessionSchema, response: { 200: RESPONSES.session } }),
@@ -54,6 +57,9 @@ export function registerSessionRoutes(app: FastifyInstance, context: GatewayCont
   });
 
   app.get<{ Params: { sessionId: string } }>('/sessions/:sessionId/rewards', {
-    schema: routeSchema({ summary: 'Every reward posted for the session, oldest first', access: 'admin or session key', params, response: { 200: RESPONSES.rewards } }),
-  }, async (request) => ({ rewards: control.rewardHistory(sessionOf(request, context).sessionId) }));
+    schema: routeSchema({ summary: 'Every reward posted for the session, oldest first', access: 'admin', params, response: { 200: RESPONSES.rewards } }),
+  }, async (request) => {
+    authorizeCaller(request, context);
+    return { rewards: control.rewardHistory(parseInput(sessionParamsSchema, request.params, 'session id').sessionId) };
+  });
 }

@@ -198,6 +198,7 @@ export interface RolloutSession {
   reward(reward: RewardInput, options?: RewardOptions): Promise<RewardRow>;
   /** ends the session (default `completed`); later calls to it get 409 */
   end(status?: SessionEndStatus): Promise<SessionInfo>;
+  /** the session as it is now (through `connectGateway` this needs the admin token: a key may only reward and end) */
   info(): Promise<SessionInfo>;
 }
 

@@ -27,7 +27,9 @@ describe('rewards over HTTP', () => {
       .toMatchObject({ value: 1.5, components: { correct: 1, style: 0.5 }, source: 'session-key' });
     await api(setup, 'POST', path, { body: { value: 0.25, callId: second } });
     await api(setup, 'POST', path, { body: { value: -1, components: { format: 0 }, callId: first } });
-    const info = (await api<SessionInfo>(setup, 'GET', `/sessions/${session.id}`, { credential: apiKey })).body;
+    expect((await api(setup, 'GET', `/sessions/${session.id}`, { credential: apiKey })).status).toBe(403);
+    expect((await api(setup, 'GET', `/sessions/${session.id}/rewards`, { credential: apiKey })).status).toBe(403);
+    const info = (await api<SessionInfo>(setup, 'GET', `/sessions/${session.id}`)).body;
     expect(info.reward).toMatchObject({ value: 1.5, callId: null });
     expect(info.callRewards.map((reward) => [reward.callId, reward.value])).toEqual([[first, -1], [second, 0.25]]);
     const history = (await api<{ rewards: RewardRow[] }>(setup, 'GET', `/sessions/${session.id}/rewards`)).body.rewards;

@@ -150,6 +150,10 @@ describe('ending sessions', () => {
     const anthropic = await new Anthropic({ baseURL: baseUrls.anthropic, apiKey, maxRetries: 0 }).messages
       .create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
     expect(anthropic).toMatchObject({ status: 409, error: { type: 'error', error: { type: 'invalid_request_error' } } });
+    const responses = await fetch(`${baseUrls.openai}/responses`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ model: 'm', input: 'hi' }),
+    });
+    expect([responses.status, await responses.json()]).toMatchObject([409, { error: { code: 'TT_SESSION_ENDED' } }]);
     const again = await api(setup, 'POST', `/sessions/${session.id}/end`, { body: { status: 'completed' } });
     expect([again.status, again.body]).toMatchObject([409, { error: { code: 'TT_SESSION_ENDED' } }]);
     expect((await api<SessionInfo>(setup, 'GET', `/sessions/${session.id}`)).body.status).toBe('truncated');
