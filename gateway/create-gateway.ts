@@ -4,7 +4,8 @@ import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { createVllmBackend } from './backends/vllm.js';
-import { CallRecorder } from './recorder/call-recorder.js';
+import { createRecorder } from './recorder/create-recorder.js';
+import type { Recorder } from './recorder/recorder.js';
 import type { GatewayContext } from './gateway-context.js';
 import { createLogger } from './create-logger.js';
 import { registerOpenAiChat } from './front-doors/openai-chat.js';
@@ -38,6 +39,8 @@ export interface Gateway extends RolloutApi {
   app: FastifyInstance;
   store: Store;
   config: GatewayConfig;
+  /** the store's writer: counters and health (on a worker thread unless `recordInWorker` is off) */
+  recorder: Recorder;
   /** starts listening on `config.host:config.port`; resolves to the base URL, e.g. http://127.0.0.1:4000 */
   listen(): Promise<string>;
   /** stops accepting, lets in-flight calls end, closes the backend pool and the store */
@@ -71,7 +74,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     bodyTimeoutMs: config.backendBodyTimeoutMs,
     connections: config.backendConnections,
   });
-  const recorder = new CallRecorder(store, config.recordFailure, logger);
+  const recorder = createRecorder({ config, store, storeGiven: givenStore !== undefined, logger: logger as FastifyBaseLogger });
   const rollouts = new RolloutControl({ store, pauseMode: config.pauseMode, sessionIdleTimeoutMs: config.sessionIdleTimeoutMs, logger: logger as FastifyBaseLogger });
   const context: GatewayContext = { config, backend, recorder, rollouts };
   if (config.tokenFaithful.length > 0) {
@@ -88,7 +91,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // before the server waits for open requests: calls held by a pause are answered now, not after a resume
   app.addHook('preClose', async () => rollouts.close());
   app.addHook('onClose', async () => {
-    recorder.flush();
+    await recorder.close();
     await backend.close();
     if (givenStore === undefined) store.close();
   });
@@ -98,7 +101,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     app,
     store,
     config,
+    recorder,
     async listen() {
+      await recorder.ready();
       const address = await app.listen({ port: config.port, host: config.host });
       listeningAt = address.replace('://[::1]', '://localhost');
       return listeningAt;
@@ -110,11 +115,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   // every front door speaks JSON: a text/plain body is a client mistake (415), not a string to validate
   app.removeContentTypeParser('text/plain');
-  app.get('/healthz', async () => ({
-    status: 'ok',
-    recording: context.recorder.counters,
-    ...(context.tokenFaithful === undefined ? {} : { tokenFaithful: context.tokenFaithful.counters }),
-  }));
+  app.get('/healthz', async (request, reply) => {
+    const { healthy, ...recording } = context.recorder.health();
+    // a gateway that can no longer record is not healthy: every call would fail (or go unrecorded)
+    if (!healthy) void reply.code(503);
+    return {
+      status: healthy ? 'ok' : 'unhealthy',
+      recording: { ...context.recorder.counters, ...recording },
+      ...(context.tokenFaithful === undefined ? {} : { tokenFaithful: context.tokenFaithful.counters }),
+    };
+  });
   setOpenAiErrorHandler(app);
   for (const prefix of ['/v1', '/s/:sessionId/v1']) {
     void app.register(async (scope) => {

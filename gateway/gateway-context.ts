@@ -1,6 +1,6 @@
 import type { BackendClient } from './backends/vllm.js';
 import type { GatewayConfig } from './config/gateway-config.js';
-import type { CallRecorder } from './recorder/call-recorder.js';
+import type { Recorder } from './recorder/recorder.js';
 import type { TokenFaithful } from './token-faithful/create-token-faithful.js';
 import type { RolloutControl } from './rollouts/rollout-control.js';
 
@@ -8,7 +8,7 @@ import type { RolloutControl } from './rollouts/rollout-control.js';
 export interface GatewayContext {
   config: GatewayConfig;
   backend: BackendClient;
-  recorder: CallRecorder;
+  recorder: Recorder;
   /** sessions, keys, rewards, groups, policy versions, pause and drain (docs/rollouts.md) */
   rollouts: RolloutControl;
   /** token-in-token-out mode, when `tokenFaithful` names any model (docs/token-faithful.md) */

@@ -18,6 +18,7 @@ const FLAG_HELP: Record<string, string> = {
   'backend-body-timeout-ms': 'longest silence inside a backend body, default 300000',
   'backend-connections': 'keep-alive connections to the backend, default 256',
   'record-failure': 'refuse | serve: what to do when the store cannot be written, default refuse',
+  'record-in-worker': 'true | false: write the store on a worker thread, off the event loop, default true',
   'token-faithful': 'models served token-in-token-out, comma-separated or * for all (docs/token-faithful.md), default none',
   'model-dir': 'Hugging Face model folder token-faithful mode renders with, default the backend\'s /tokenize',
   'reasoning-parser': 'qwen3 | none: token-faithful reasoning parser, default qwen3',

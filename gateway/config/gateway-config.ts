@@ -30,6 +30,11 @@ export const gatewayConfigSchema = z.strictObject({
   /** what to do when a call cannot be written to the store: refuse it (503) or serve it unrecorded (counted, logged) */
   recordFailure: z.enum(['refuse', 'serve']).default('refuse'),
   /**
+   * write the store (hashing, compression, SQLite) on a worker thread instead of the gateway's event loop; a call
+   * is still committed before its last byte. Applies when the gateway opens `db` itself (not ':memory:')
+   */
+  recordInWorker: booleanSetting().default(true),
+  /**
    * models served token-in-token-out (docs/token-faithful.md): a list of model names (the harness's or the
    * one sent to the backend), `*` for all; a comma-separated string is accepted (flag and env). Empty: off.
    */

@@ -1,52 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { BatchWriter, type RecorderWrite } from './batch-writer.js';
+import { settleFinish, type Recorder, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy } from './recorder.js';
 
-export type RecordFailurePolicy = 'refuse' | 'serve';
+export type { RecordFailurePolicy, RecorderCounters } from './recorder.js';
 
-/** Counters surfaced on /healthz (and /metrics later). */
-export interface RecorderCounters {
-  callsStarted: number;
-  callsRecorded: number;
-  recordingFailures: number;
-  /** transactions committed; with many calls in flight one transaction carries many writes */
-  batchesCommitted: number;
-}
-
-type PendingWrite =
-  | { kind: 'begin'; input: BeginCallInput & { callId: string } }
-  | { kind: 'finish'; callId: string; result: FinishCallInput; done: (error: unknown) => void };
+type PendingWrite = RecorderWrite & { done?: (error: unknown) => void };
 
 /**
- * The gateway's only writer to the store. Writes are queued and committed together on the next turn of the
- * event loop (group commit): a call's `in_progress` row is written while the backend works, off the hot path,
- * and the end of every call finishing in the same moment shares one transaction. `finish` resolves only once
- * its transaction has committed, so a response the harness received in full is always in the store.
- * A failed write is never silent: it is counted and logged, and under the `refuse` policy `finish` rejects
- * with TT_RECORDING_FAILED so the response is withheld.
+ * The recorder that writes on the gateway's own thread (`recordInWorker: false`, a store passed in, or an
+ * in-memory database): writes queued in one turn of the event loop are committed together on the next
+ * (see Recorder in recorder.ts for the contract).
  *
  * @example
- * const callId = recorder.begin(input);          // returns at once; the row is written on the next tick
- * await recorder.finish(callId, result);         // committed before the last byte goes out
+ * const recorder = new CallRecorder(store, 'refuse', logger);
+ * const callId = recorder.begin(input);
+ * await recorder.finish(callId, result); // committed
  */
-export class CallRecorder {
+export class CallRecorder implements Recorder {
   readonly counters: RecorderCounters = { callsStarted: 0, callsRecorded: 0, recordingFailures: 0, batchesCommitted: 0 };
-  readonly #store: Store;
+  readonly #writer: BatchWriter;
   readonly #policy: RecordFailurePolicy;
   readonly #log: FastifyBaseLogger;
   #pending: PendingWrite[] = [];
   #flushScheduled = false;
-  /** calls whose `in_progress` row could not be written: their end cannot be recorded either */
-  readonly #unrecorded = new Set<string>();
 
   constructor(store: Store, policy: RecordFailurePolicy, log: FastifyBaseLogger) {
-    this.#store = store;
+    this.#writer = new BatchWriter(store);
     this.#policy = policy;
     this.#log = log;
   }
 
-  /** Queues the call's `in_progress` row and returns its id at once. */
   begin(input: BeginCallInput): string {
     this.counters.callsStarted++;
     const callId = input.callId ?? randomUUID();
@@ -54,41 +39,37 @@ export class CallRecorder {
     return callId;
   }
 
-  /** Commits the call's end. Under `refuse`, a failed write rejects so the response is not completed. */
   finish(callId: string, result: FinishCallInput): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#enqueue({
-        kind: 'finish', callId, result, done: (error) => {
-          if (error === undefined) resolve();
-          else if (this.#policy === 'refuse') reject(new TokentapError('TT_RECORDING_FAILED', { cause: error }));
-          else resolve();
-        },
-      });
+      this.#enqueue({ kind: 'finish', callId, result, done: (error) => settleFinish(this.#policy, error, resolve, reject) });
     });
   }
 
-  /** Like finish, for paths where the harness gets an error anyway: never rejects. */
   async finishQuietly(callId: string, result: FinishCallInput): Promise<void> {
     await this.finish(callId, result).catch(() => undefined);
   }
 
-  /** Writes everything queued now (also used at shutdown). */
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  health(): RecorderHealth {
+    return { healthy: true, mode: 'thread' };
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+  }
+
+  /** Writes everything queued now. */
   flush(): void {
     this.#flushScheduled = false;
     const writes = this.#pending;
     this.#pending = [];
     if (writes.length === 0) return;
-    const outcomes = new Map<PendingWrite, unknown>();
-    try {
-      this.#store.batch(() => {
-        for (const write of writes) outcomes.set(write, this.#apply(write));
-      });
-      this.counters.batchesCommitted++;
-    } catch (error) {
-      // the batch did not commit: every write in it failed
-      for (const write of writes) outcomes.set(write, error);
-    }
-    for (const write of writes) this.#settle(write, outcomes.get(write));
+    const { committed, errors } = this.#writer.write(writes);
+    if (committed) this.counters.batchesCommitted++;
+    writes.forEach((write, index) => this.#settle(write, errors[index]));
   }
 
   #enqueue(write: PendingWrite): void {
@@ -99,29 +80,14 @@ export class CallRecorder {
     }
   }
 
-  /** Applies one write inside the batch; returns its error (its savepoint rolled back) or undefined. */
-  #apply(write: PendingWrite): unknown {
-    try {
-      if (write.kind === 'begin') this.#store.beginCall(write.input);
-      else if (this.#unrecorded.has(write.callId)) return new Error(`call ${write.callId} has no in_progress row to finish`);
-      else this.#store.finishCall(write.callId, write.result);
-      return undefined;
-    } catch (error) {
-      return error;
-    }
-  }
-
   #settle(write: PendingWrite, error: unknown): void {
     const callId = write.kind === 'begin' ? write.input.callId : write.callId;
     if (error !== undefined) {
       this.counters.recordingFailures++;
       this.#log.error({ err: error, stage: write.kind, callId }, 'recording failed');
-      if (write.kind === 'begin') this.#unrecorded.add(callId);
+    } else if (write.kind === 'finish') {
+      this.counters.callsRecorded++;
     }
-    if (write.kind === 'finish') {
-      this.#unrecorded.delete(callId);
-      if (error === undefined) this.counters.callsRecorded++;
-      write.done(error);
-    }
+    write.done?.(error);
   }
 }

@@ -1,7 +1,7 @@
 import type { FinishCallInput } from '../../store/types.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { TokentapError } from '../errors/tokentap-error.js';
-import { elidePromptIdsFromBody, elidePromptIdsFromStream } from './elide-prompt-ids.js';
+import { elidePromptIdsFromBody } from './elide-prompt-ids.js';
 
 /** Wall-clock marks of one call, in ms since epoch. */
 export interface CallTiming {
@@ -61,7 +61,8 @@ export function finishInput(details: FinishDetails): FinishCallInput {
     usage: tokens.usage,
     flags: tokens.flags,
     responseBody: elidePromptIdsFromBody(details.responseBody ?? null),
-    responseStream: details.responseStream == null ? null : elidePromptIdsFromStream(details.responseStream),
+    // the stream's prompt ids are elided by the recorder, on the thread that writes (batch-writer.ts)
+    responseStream: details.responseStream ?? null,
     httpStatus: details.httpStatus,
     error: error === undefined
       ? null

@@ -1,0 +1,72 @@
+import type { BeginCallInput, FinishCallInput } from '../../store/types.js';
+import { TokentapError } from '../errors/tokentap-error.js';
+
+export type RecordFailurePolicy = 'refuse' | 'serve';
+
+/** Counters surfaced on /healthz (and /metrics later). */
+export interface RecorderCounters {
+  callsStarted: number;
+  callsRecorded: number;
+  recordingFailures: number;
+  /** transactions committed; with many calls in flight one transaction carries many writes */
+  batchesCommitted: number;
+}
+
+/** The recording thread's state (worker mode only). */
+export interface RecordWorkerHealth {
+  /** `starting` until the thread has opened the store; `failed` once it is given up on (nothing is recorded) */
+  state: 'starting' | 'running' | 'failed' | 'closed';
+  /** times the thread died while the gateway ran */
+  crashes: number;
+  /** times a new thread was started after a crash */
+  restarts: number;
+  lastCrash: { at: number; message: string } | null;
+}
+
+/** What /healthz reports about recording. */
+export interface RecorderHealth {
+  /** false when calls cannot be recorded at all (the recording thread is down for good) */
+  healthy: boolean;
+  /** `worker`: store writes run on their own thread; `thread`: on the gateway's event loop */
+  mode: 'worker' | 'thread';
+  worker?: RecordWorkerHealth;
+}
+
+/**
+ * The gateway's only writer to the store, whichever thread it writes on (call-recorder.ts on the gateway's
+ * thread, worker-call-recorder.ts on a worker). Writes are queued and committed together (group commit): a call's
+ * `in_progress` row is written while the backend works, and `finish` resolves only once its transaction has
+ * committed, so a response the harness received in full is always in the store. Prompt ids in a call's raw
+ * stream are elided on the writing thread (batch-writer.ts), the same in both modes.
+ * A failed write is never silent: it is counted and logged, and under the `refuse` policy `finish` rejects
+ * with TT_RECORDING_FAILED so the response is withheld.
+ *
+ * @example
+ * const callId = recorder.begin(input);          // returns at once; the row is written on the next tick
+ * await recorder.finish(callId, result);         // committed before the last byte goes out
+ */
+export interface Recorder {
+  readonly counters: RecorderCounters;
+  /** Queues the call's `in_progress` row and returns its id at once. */
+  begin(input: BeginCallInput): string;
+  /** Commits the call's end. Under `refuse`, a failed write rejects so the response is not completed. */
+  finish(callId: string, result: FinishCallInput): Promise<void>;
+  /** Like finish, for paths where the harness gets an error anyway: never rejects. */
+  finishQuietly(callId: string, result: FinishCallInput): Promise<void>;
+  /** Resolves once writes can be committed (the recording thread opened the store); rejects if it cannot. */
+  ready(): Promise<void>;
+  health(): RecorderHealth;
+  /** Commits everything queued, then stops (the recording thread exits). */
+  close(): Promise<void>;
+}
+
+/**
+ * Settles a `finish` promise by the record-failure policy: under `refuse` a failed write rejects with
+ * TT_RECORDING_FAILED (the harness gets an error instead of the last byte); under `serve` it resolves.
+ *
+ * @example settleFinish('refuse', error, resolve, reject)
+ */
+export function settleFinish(policy: RecordFailurePolicy, error: unknown, resolve: () => void, reject: (error: unknown) => void): void {
+  if (error === undefined || policy === 'serve') resolve();
+  else reject(new TokentapError('TT_RECORDING_FAILED', { cause: error }));
+}

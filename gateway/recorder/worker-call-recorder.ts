@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import type { FastifyBaseLogger } from 'fastify';
+import type { BeginCallInput, FinishCallInput } from '../../store/types.js';
+import type { RecorderWrite } from './batch-writer.js';
+import { settleFinish, type Recorder, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy, type RecordWorkerHealth } from './recorder.js';
+import {
+  fromWireError, RECORD_WORKER_PROTOCOL, toTransferableFinish, type FromRecordWorker, type RecordWorkerData, type ToRecordWorker,
+} from './record-worker-protocol.js';
+
+/** Crashes within CRASH_WINDOW_MS after which the recording thread is not restarted again. */
+export const DEFAULT_MAX_WORKER_CRASHES = 3;
+const CRASH_WINDOW_MS = 60_000;
+
+export interface WorkerCallRecorderOptions {
+  /** the database file; the gateway has opened (and migrated) it on its own thread first */
+  path: string;
+  policy: RecordFailurePolicy;
+  log: FastifyBaseLogger;
+  /** the compiled record-worker.js (record-worker-url.ts) */
+  workerUrl: URL;
+  /** crashes within a minute after which the thread is given up on; default DEFAULT_MAX_WORKER_CRASHES */
+  maxCrashes?: number;
+}
+
+interface QueuedWrite {
+  write: RecorderWrite;
+  /** buffers handed over with the write (typed arrays this recorder made) */
+  transfer: ArrayBuffer[];
+  done?: (error: unknown) => void;
+}
+
+/**
+ * The recorder that writes on a worker thread (`recordInWorker: true`): hashing, compression and SQLite leave the
+ * gateway's event loop. Writes made in one turn of the loop are posted together; the worker commits what reached
+ * it together and answers in order, and `finish` resolves on that answer, so a call is still committed before
+ * its last byte. Bodies cross as structured clones (cheaper than JSON text, and a message list shared by the
+ * harness body and the backend body crosses once), token ids as transferred typed arrays.
+ *
+ * If the thread dies, writes it had not confirmed fail (TT_RECORDING_FAILED under `refuse`; no call hangs), the
+ * crash is counted on /healthz, and a new thread takes the writes that follow; after `maxCrashes` crashes in a
+ * minute, or a thread that cannot open the store, recording is given up: /healthz answers 503 and every call fails
+ * to record by the policy.
+ *
+ * @example
+ * const recorder = new WorkerCallRecorder({ path: 'tokentap.db', policy: 'refuse', log, workerUrl });
+ * await recorder.ready();
+ * const callId = recorder.begin(input);
+ * await recorder.finish(callId, result); // committed by the worker
+ */
+export class WorkerCallRecorder implements Recorder {
+  readonly counters: RecorderCounters = { callsStarted: 0, callsRecorded: 0, recordingFailures: 0, batchesCommitted: 0 };
+  readonly #options: WorkerCallRecorderOptions;
+  readonly #health: RecordWorkerHealth = { state: 'starting', crashes: 0, restarts: 0, lastCrash: null };
+  readonly #ready: Promise<void>;
+  #markReady: () => void = () => undefined;
+  #failReady: (error: unknown) => void = () => undefined;
+  #worker: Worker | null = null;
+  #workerReady = false;
+  #lastWorkerError: Error | null = null;
+  /** writes not posted yet */
+  #queued: QueuedWrite[] = [];
+  /** writes posted and not answered yet, oldest first (the worker answers in order) */
+  #posted: QueuedWrite[] = [];
+  #postScheduled = false;
+  #crashTimes: number[] = [];
+  #closed: Promise<void> | null = null;
+  #onClosed: () => void = () => undefined;
+
+  constructor(options: WorkerCallRecorderOptions) {
+    this.#options = options;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      this.#markReady = resolve;
+      this.#failReady = reject;
+    });
+    this.#ready.catch(() => undefined); // reported through health() and the log when nobody awaits it
+    this.#start();
+  }
+
+  /** The current recording thread, null once given up on or closed (tests stop it to play a crash). */
+  get worker(): Worker | null {
+    return this.#worker;
+  }
+
+  begin(input: BeginCallInput): string {
+    this.counters.callsStarted++;
+    const callId = input.callId ?? randomUUID();
+    this.#enqueue({ write: { kind: 'begin', input: { ...input, callId } }, transfer: [] });
+    return callId;
+  }
+
+  finish(callId: string, result: FinishCallInput): Promise<void> {
+    const { result: transferable, transfer } = toTransferableFinish(result);
+    return new Promise<void>((resolve, reject) => {
+      this.#enqueue({
+        write: { kind: 'finish', callId, result: transferable },
+        transfer,
+        done: (error) => settleFinish(this.#options.policy, error, resolve, reject),
+      });
+    });
+  }
+
+  async finishQuietly(callId: string, result: FinishCallInput): Promise<void> {
+    await this.finish(callId, result).catch(() => undefined);
+  }
+
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  health(): RecorderHealth {
+    return { healthy: this.#health.state !== 'failed', mode: 'worker', worker: { ...this.#health } };
+  }
+
+  close(): Promise<void> {
+    if (this.#closed !== null) return this.#closed;
+    this.#closed = new Promise<void>((resolve) => {
+      this.#onClosed = resolve;
+    });
+    const worker = this.#worker;
+    if (worker === null) {
+      this.#health.state = this.#health.state === 'failed' ? 'failed' : 'closed';
+      this.#failAll(this.#queued, new Error('the recorder is closed'));
+      this.#queued = [];
+      this.#onClosed();
+      return this.#closed;
+    }
+    this.#post();
+    worker.ref();
+    worker.postMessage({ type: 'close' } satisfies ToRecordWorker);
+    return this.#closed;
+  }
+
+  #start(): void {
+    const worker = new Worker(this.#options.workerUrl, {
+      workerData: { protocol: RECORD_WORKER_PROTOCOL, path: this.#options.path } satisfies RecordWorkerData,
+    });
+    this.#worker = worker;
+    this.#workerReady = false;
+    this.#lastWorkerError = null;
+    worker.unref();
+    worker.on('message', (message: FromRecordWorker) => this.#onMessage(message));
+    worker.on('error', (error) => {
+      this.#lastWorkerError = error;
+    });
+    worker.on('exit', (code) => this.#onExit(worker, code));
+    // writes queued while the last thread died go to this one
+    this.#schedulePost();
+  }
+
+  #enqueue(queued: QueuedWrite): void {
+    if (this.#worker === null) {
+      const reason = this.#closed === null ? 'the recording thread is down' : 'the recorder is closed';
+      this.#settle(queued, new Error(reason));
+      return;
+    }
+    this.#queued.push(queued);
+    this.#schedulePost();
+  }
+
+  #schedulePost(): void {
+    if (this.#postScheduled || this.#queued.length === 0) return;
+    this.#postScheduled = true;
+    setImmediate(() => this.#post());
+  }
+
+  /** Posts every queued write as one message. */
+  #post(): void {
+    this.#postScheduled = false;
+    const worker = this.#worker;
+    const batch = this.#queued;
+    if (worker === null || batch.length === 0) return;
+    this.#queued = [];
+    worker.ref(); // until the worker answers, its writes keep the process alive
+    try {
+      worker.postMessage({ type: 'writes', writes: batch.map((queued) => queued.write) } satisfies ToRecordWorker, batch.flatMap((queued) => queued.transfer));
+      for (const queued of batch) this.#posted.push(queued);
+    } catch {
+      // something in the batch cannot be cloned: post one by one so only that write fails
+      for (const queued of batch) {
+        try {
+          worker.postMessage({ type: 'writes', writes: [queued.write] } satisfies ToRecordWorker, queued.transfer);
+          this.#posted.push(queued);
+        } catch (error) {
+          this.#settle(queued, error);
+        }
+      }
+    }
+  }
+
+  #onMessage(message: FromRecordWorker): void {
+    if (message.type === 'ready') {
+      this.#workerReady = true;
+      if (this.#health.state === 'starting') this.#health.state = 'running';
+      this.#markReady();
+      return;
+    }
+    if (message.type === 'settled') {
+      this.counters.batchesCommitted += message.batchesCommitted;
+      const answered = this.#posted.splice(0, message.errors.length);
+      answered.forEach((queued, index) => {
+        const wire = message.errors[index];
+        this.#settle(queued, wire === null || wire === undefined ? undefined : fromWireError(wire));
+      });
+      if (this.#posted.length === 0 && this.#queued.length === 0 && this.#closed === null) this.#worker?.unref();
+    }
+  }
+
+  #onExit(worker: Worker, code: number): void {
+    if (worker !== this.#worker) return;
+    this.#worker = null;
+    const unanswered = this.#posted;
+    this.#posted = [];
+    if (this.#closed !== null && code === 0) {
+      this.#failAll(unanswered, new Error('the recording thread closed before confirming this write'));
+      if (this.#health.state !== 'failed') this.#health.state = 'closed';
+      this.#onClosed();
+      return;
+    }
+    const cause = this.#lastWorkerError ?? new Error(`the recording thread exited with code ${code}`);
+    const now = Date.now();
+    this.#health.crashes++;
+    this.#health.lastCrash = { at: now, message: cause.message };
+    this.#crashTimes = [...this.#crashTimes.filter((at) => now - at < CRASH_WINDOW_MS), now];
+    this.#options.log.error({ err: cause, exitCode: code, unconfirmedWrites: unanswered.length }, 'the recording thread stopped');
+    this.#failAll(unanswered, new Error(`the recording thread stopped before confirming this write: ${cause.message}`, { cause }));
+    const giveUp = !this.#workerReady || this.#closed !== null || this.#crashTimes.length > (this.#options.maxCrashes ?? DEFAULT_MAX_WORKER_CRASHES);
+    if (giveUp) {
+      this.#health.state = 'failed';
+      this.#failAll(this.#queued, new Error(`the recording thread is down: ${cause.message}`, { cause }));
+      this.#queued = [];
+      this.#failReady(cause);
+      this.#onClosed();
+      this.#options.log.error('recording is given up: every call now fails to record (see /healthz)');
+      return;
+    }
+    this.#health.restarts++;
+    this.#health.state = 'starting';
+    this.#options.log.warn({ restarts: this.#health.restarts }, 'starting a new recording thread');
+    this.#start();
+  }
+
+  #failAll(writes: QueuedWrite[], error: Error): void {
+    for (const queued of writes) this.#settle(queued, error);
+  }
+
+  #settle(queued: QueuedWrite, error: unknown): void {
+    const { write } = queued;
+    const callId = write.kind === 'begin' ? write.input.callId : write.callId;
+    if (error !== undefined) {
+      this.counters.recordingFailures++;
+      this.#options.log.error({ err: error, stage: write.kind, callId }, 'recording failed');
+    } else if (write.kind === 'finish') {
+      this.counters.callsRecorded++;
+    }
+    queued.done?.(error);
+  }
+}
