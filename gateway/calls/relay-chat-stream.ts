@@ -36,6 +36,7 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
   const assembler = scope.createAssembler();
   const upstreamText: string[] = [];
   const end = await pumpEvents(options, assembler, upstreamText);
+  releaseBody(options.response.body, end);
   const recorded = { timing: scope.timing, tokens: assembler.tokenRecord(), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200 };
   if (end.kind === 'aborted') {
     await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded }));
@@ -59,15 +60,22 @@ async function pumpEvents(options: RelayChatStreamOptions, assembler: StreamAsse
   const { scope } = options;
   const decoder = new SseDecoder();
   const text = new TextDecoder();
+  // returning early from a plain `for await` destroys the body with an AbortError (a stack trace per call, even
+  // after [DONE]); releaseBody decides instead once the end is known
+  const chunks = options.response.body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
   try {
-    for await (const chunk of options.response.body) {
+    for await (const chunk of chunks) {
       if (scope.timing.firstTokenAt === null) scope.timing.firstTokenAt = Date.now();
-      upstreamText.push(text.decode(chunk, { stream: true }));
-      for (const event of decoder.push(chunk)) {
+      // decoded once, for the record and for the SSE decoder
+      const decoded = text.decode(chunk, { stream: true });
+      upstreamText.push(decoded);
+      for (const event of decoder.push(decoded)) {
         const end = await relayEvent(options, assembler, event.data);
         if (end !== null) return end;
       }
     }
+    // bytes of a character cut at the very end reach the decoder (as U+FFFD), not the recorded text, as before
+    decoder.push(text.decode());
     for (const event of decoder.flush()) {
       const end = await relayEvent(options, assembler, event.data);
       if (end !== null) return end;
@@ -101,6 +109,17 @@ async function relayEvent(options: RelayChatStreamOptions, assembler: StreamAsse
   const text = options.renderer.renderChunk(payload, assembler);
   if (text === '') return null;
   return (await writeWithBackpressure(options.reply.raw, text)) ? null : { kind: 'aborted' };
+}
+
+/**
+ * After [DONE] the rest of the body (normally nothing) is read and dropped, so the connection returns to the pool;
+ * any other end destroys it, which cancels the backend request (GPU time is money).
+ */
+function releaseBody(body: BackendResponse['body'], end: StreamEnd): void {
+  // the iterator no longer listens: the abort error a destroy raises, or a socket failing after [DONE], is expected
+  body.on('error', () => undefined);
+  if (end.kind === 'done') body.resume();
+  else body.destroy();
 }
 
 async function writeAndEnd(raw: FastifyReply['raw'], text: string): Promise<void> {

@@ -23,7 +23,12 @@ export interface SseEvent {
  */
 export class SseDecoder {
   readonly #text = new TextDecoder('utf-8');
-  #buffer = '';
+  /**
+   * The unfinished line, in the pieces it came in (none holds a line end), joined once it ends: a 300 KB event
+   * (vLLM's first chunk carries every prompt id) arriving in many socket reads is then copied and scanned once,
+   * not re-concatenated and re-scanned from its start on every read.
+   */
+  #lineParts: string[] = [];
   /** a chunk ended in `\r`: a following `\n` belongs to the same line end */
   #pendingCarriageReturn = false;
   #dataLines: string[] = [];
@@ -40,10 +45,7 @@ export class SseDecoder {
   /** Ends the stream: a last line without terminator is processed; an event without a blank line is dispatched. */
   flush(): SseEvent[] {
     const events = this.#consume(this.#text.decode());
-    if (this.#buffer.length > 0) {
-      this.#processLine(this.#buffer, events);
-      this.#buffer = '';
-    }
+    if (this.#lineParts.length > 0) this.#processLine(this.#takeLine(''), events);
     this.#dispatch(events);
     return events;
   }
@@ -53,21 +55,33 @@ export class SseDecoder {
     let start = 0;
     if (this.#pendingCarriageReturn && text.startsWith('\n')) start = 1;
     this.#pendingCarriageReturn = false;
-    let buffer = this.#buffer + text.slice(start);
-    let lineStart = 0;
-    for (let index = 0; index < buffer.length; index++) {
-      const code = buffer.charCodeAt(index);
-      if (code !== 10 && code !== 13) continue;
-      this.#processLine(buffer.slice(lineStart, index), events);
-      if (code === 13) {
-        if (index + 1 === buffer.length) this.#pendingCarriageReturn = true;
-        else if (buffer.charCodeAt(index + 1) === 10) index++;
+    let lineStart = start;
+    // indexOf (a native scan) per kind of line end, each searched again only once passed
+    let nextLineFeed = text.indexOf('\n', start);
+    let nextCarriageReturn = text.indexOf('\r', start);
+    for (;;) {
+      if (nextLineFeed !== -1 && nextLineFeed < lineStart) nextLineFeed = text.indexOf('\n', lineStart);
+      if (nextCarriageReturn !== -1 && nextCarriageReturn < lineStart) nextCarriageReturn = text.indexOf('\r', lineStart);
+      let index = nextCarriageReturn === -1 || (nextLineFeed !== -1 && nextLineFeed < nextCarriageReturn) ? nextLineFeed : nextCarriageReturn;
+      if (index === -1) break;
+      this.#processLine(this.#takeLine(text.slice(lineStart, index)), events);
+      if (index === nextCarriageReturn) {
+        if (index + 1 === text.length) this.#pendingCarriageReturn = true;
+        else if (text.charCodeAt(index + 1) === 10) index++;
       }
       lineStart = index + 1;
     }
-    buffer = buffer.slice(lineStart);
-    this.#buffer = buffer;
+    if (lineStart < text.length) this.#lineParts.push(text.slice(lineStart));
     return events;
+  }
+
+  /** The unfinished line's pieces plus its last one. */
+  #takeLine(last: string): string {
+    if (this.#lineParts.length === 0) return last;
+    this.#lineParts.push(last);
+    const line = this.#lineParts.join('');
+    this.#lineParts = [];
+    return line;
   }
 
   #processLine(line: string, events: SseEvent[]): void {
