@@ -3,25 +3,25 @@
  * tokenizer and chat template), the tokentap gateway in front of it, opens a rollout session with
  * `gateway.createSession()` and runs a small tool-using agent on the official `openai` client in it (its base URL
  * and key come from the session); then rewards and ends the session, prints the recorded trajectory and its
- * training sample, and writes the calls' token rows to `tokentap-demo-calls.jsonl`.
+ * training sample (token-faithful mode: one verified sample for the whole trajectory), and writes the calls' token rows to `tokentap-demo-calls.jsonl`.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createGateway, createSimBackend, reconstructSession, type SimScript, type Store } from '../index.js';
+import { createGateway, createSimBackend, reconstructSession, verifySample, type SimScript, type Store } from '../index.js';
 import { loadHfTokenizer, qwen3TokenizerDir } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
 import { runToolAgent } from './tool-agent.js';
 
 const SESSION = 'demo-1';
 const EXPECTED_FILE = 'print("hello from tokentap")\n';
 
-/** The simulated model's replies: write a file, read it back, answer. */
+/** The simulated model's replies, in order, once each (a token-id prompt has no text to match on): write a file, read it back, answer. */
 const DEMO_SCRIPT: SimScript = {
   replies: [
-    { match: { lastUserContains: 'hello.py' }, reasoning: 'The user wants a hello script. I will write it first.', toolCalls: [{ name: 'write_file', arguments: { path: 'hello.py', content: EXPECTED_FILE } }] },
-    { match: { lastToolResultContains: 'wrote' }, reasoning: 'Now check the file.', toolCalls: [{ name: 'read_file', arguments: { path: 'hello.py' } }] },
-    { match: { lastToolResultContains: 'hello from tokentap' }, reasoning: 'It is correct.', content: 'Done: hello.py prints "hello from tokentap".' },
+    { reasoning: 'The user wants a hello script. I will write it first.', toolCalls: [{ name: 'write_file', arguments: { path: 'hello.py', content: EXPECTED_FILE } }] },
+    { reasoning: 'Now check the file.', toolCalls: [{ name: 'read_file', arguments: { path: 'hello.py' } }] },
+    { reasoning: 'It is correct.', content: 'Done: hello.py prints "hello from tokentap".' },
   ],
 };
 
@@ -50,7 +50,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ reward: numb
   removeDatabase(db);
   const sim = await createSimBackend({ script: DEMO_SCRIPT, acceptAnyModel: true });
   const simUrl = await sim.listen();
-  const gateway = createGateway({ backendUrl: simUrl, db, port: 0, logLevel: 'warn' });
+  // token-faithful mode: each turn extends the session's exact token history, so the whole trajectory merges
+  // into one training sample although Qwen3's template drops earlier <think> blocks when it re-renders
+  const gateway = createGateway({ backendUrl: simUrl, db, port: 0, logLevel: 'warn', tokenFaithful: ['*'], modelDir: qwen3TokenizerDir() });
   const url = await gateway.listen();
   const workdir = mkdtempSync(join(tmpdir(), 'tokentap-demo-'));
   try {
@@ -92,7 +94,8 @@ async function printTrajectory(store: Store, exportPath: string, print: (line: s
   print(`\nwrote ${rows.length} call rows (prompt ids, sampled ids, logprobs) to ${exportPath}`);
   for (const sample of reconstructSession(store, SESSION)) {
     const trained = sample.lossMask.reduce((sum, bit) => sum + bit, 0);
-    print(`training sample ${sample.chainIndex}: ${sample.tokens.length} tokens, ${trained} trained, ${sample.callIds.length} calls merged, reward ${sample.reward}, status ${sample.status}`);
+    const verdict = verifySample(sample, calls.filter((call) => sample.callIds.includes(call.id)));
+    print(`training sample ${sample.chainIndex}: ${sample.tokens.length} tokens, ${trained} trained, ${sample.callIds.length} calls merged, reward ${sample.reward}, status ${sample.status}, verified ${verdict.ok}`);
   }
   return calls.length;
 }
