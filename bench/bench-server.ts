@@ -1,10 +1,11 @@
 /**
  * Starts one component of a benchmark in its own process and prints `{"url": ...}` on stdout:
  *   sim                      the simulator in fast mode
- *   gateway BACKEND DB       tokentap, recording into DB
+ *   gateway BACKEND DB [thread]  tokentap, recording into DB (on a worker thread; `thread`: on its event loop)
  *   pipe BACKEND             a plain Node pipe proxy (the floor: what any proxy costs)
  */
 import { createServer, request as httpRequest } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createGateway } from '../gateway/create-gateway.js';
 import { createSimBackend } from '../sim/index.js';
 
@@ -27,20 +28,40 @@ async function startPipeProxy(backend: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const [mode, backend, db] = process.argv.slice(2);
+  const [mode, backend, db, recording] = process.argv.slice(2);
   let url: string;
   if (mode === 'sim') {
     // a context window large enough for the 200 KB bodies (fast mode counts prompt tokens from the body size)
     const sim = await createSimBackend({ fast: true, acceptAnyModel: true, maxModelLen: 10_000_000 });
     url = await sim.listen({ port: 0 });
   } else if (mode === 'gateway' && backend !== undefined && db !== undefined) {
-    url = await createGateway({ backendUrl: backend, db, port: 0, logLevel: 'silent' }).listen();
+    url = await createGateway({ backendUrl: backend, db, port: 0, logLevel: 'silent', recordInWorker: recording !== 'thread' }).listen();
   } else if (mode === 'pipe' && backend !== undefined) {
     url = await startPipeProxy(backend);
   } else {
-    throw new Error('usage: bench-server sim | gateway BACKEND DB | pipe BACKEND');
+    throw new Error('usage: bench-server sim | gateway BACKEND DB [thread] | pipe BACKEND');
   }
   process.stdout.write(JSON.stringify({ url }) + '\n');
+  // the bench asks over IPC for CPU time used so far, to report the cost per call of the main thread and of all threads
+  process.on('message', () => process.send?.({ mainCpuMs: mainThreadCpuMs(), processCpuMs: totalCpuMs() }));
+}
+
+/**
+ * CPU ms of the calling (main) thread, from Linux's /proc/thread-self/stat (utime + stime in 10 ms ticks); NaN
+ * elsewhere. CPU time, not wall time: a thread waiting for a core on a busy machine is not counted.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function totalCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 }
 
 void main();
