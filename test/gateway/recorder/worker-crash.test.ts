@@ -91,6 +91,15 @@ describe('a recording thread that dies', () => {
     expect(setup.gateway.store.listCalls('after-crash').map((call) => call.status)).toEqual(['ok']);
   });
 
+  it('gives up at once on a thread that cannot open the store: ready() rejects and writes fail without hanging', async () => {
+    const recorder = startWorkerRecorder('/nonexistent-dir/tokentap.db');
+    await expect(recorder.ready()).rejects.toThrow(/cannot open the database/);
+    expect(recorder.health()).toMatchObject({ healthy: false, worker: { state: 'failed', restarts: 0 } });
+    const callId = recorder.begin(sampleBeginInput());
+    await expect(recorder.finish(callId, sampleFinishInput())).rejects.toMatchObject({ code: 'TT_RECORDING_FAILED' });
+    await recorder.close();
+  });
+
   it(`gives up after more than ${DEFAULT_MAX_WORKER_CRASHES} crashes in a minute: /healthz answers 503 and calls are refused, not hung`, async () => {
     setup = await startGatewayWithSim({ fast: true });
     const recorder = recorderOf(setup);
