@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';
+import { anyJson, fuzzPayload, mostly as mostlyValid } from '../../helpers/fuzz-arbitraries.js';
 
 let setup: GatewayWithSim;
 beforeAll(async () => {
@@ -11,12 +12,8 @@ afterAll(async () => {
   await setup.close();
 });
 
-const anything = fc.jsonValue({ maxDepth: 3 });
-
-/** Mostly the valid shape, sometimes any JSON: enough valid requests reach the backend to exercise translation. */
-function mostly<T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
-  return fc.oneof({ weight: 12, arbitrary: valid }, { weight: 1, arbitrary: anything });
-}
+const anything = anyJson;
+const mostly = <T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> => mostlyValid(valid, 12);
 
 const text = mostly(fc.string({ maxLength: 20 }));
 const textBlock = fc.record({ type: fc.constant('text'), text });
@@ -64,11 +61,7 @@ const request = fc.record({
   stream: mostly(fc.boolean()),
 }, { requiredKeys: ['max_tokens', 'messages'] });
 
-const payload = fc.oneof(
-  { weight: 8, arbitrary: request.map((body) => JSON.stringify(body)) },
-  { weight: 1, arbitrary: anything.map((body) => JSON.stringify(body)) },
-  { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
-);
+const payload = fuzzPayload(request);
 
 describe('the Anthropic front door under random input', () => {
   it('always answers 200 or a 4xx in Anthropic shape, never a 5xx, and leaves nothing half-stored', async () => {
