@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore, type Store } from '../store/index.js';
+import { createSeededRandom } from '../sim/seeded-random.js';
 
 export interface BenchStoreParams {
   sessions: number;
@@ -25,16 +26,6 @@ export interface BenchStoreParams {
 
 export const DEFAULT_BENCH_STORE: BenchStoreParams = { sessions: 1000, turns: 50, systemTokens: 4096, turnTokens: 400, driftRate: 0.05 };
 
-/** Deterministic pseudo-random numbers (mulberry32), so a given set of params always writes the same store. */
-function createRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The path of the store for these params, written first if it is not there yet (into a temp file, renamed when
@@ -51,7 +42,7 @@ export function makeBenchStore(params: BenchStoreParams, directory = '.tmp'): st
   const partial = `${path}.partial`;
   rmSync(partial, { force: true });
   const store = openStore({ path: partial });
-  const random = createRandom(params.sessions * 7919 + params.turns);
+  const random = createSeededRandom(params.sessions * 7919 + params.turns).next;
   const system = randomIds(random, params.systemTokens);
   for (let session = 0; session < params.sessions; session++) store.batch(() => writeSession(store, `bench-${session}`, system, params, random));
   store.close();

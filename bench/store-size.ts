@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openStore, type BeginCallInput, type FinishCallInput } from '../store/index.js';
+import { createSeededRandom } from '../sim/seeded-random.js';
 
 const TURNS = 100;
 const SYSTEM_PROMPT_TOKENS = 4096;
@@ -23,18 +24,8 @@ const WORDS = ('the of and to in is that for it as with was on be by this are fr
   + 'file function return const error value test build path string number import export class type module request '
   + 'response session token model store write read check list update create delete source line change result').split(' ');
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run writes the same session. */
-function createRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-const random = createRandom(42);
+const random = createSeededRandom(42).next;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const text = (tokens: number): string => {
   const words: string[] = [];
