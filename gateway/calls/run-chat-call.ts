@@ -92,15 +92,29 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   try {
     response = await context.backend.postJson(call.backendPath ?? '/v1/chat/completions', backendBody, controller.signal);
   } catch (error) {
-    const failure = mapBackendFailure(error, { started: false });
-    await context.recorder.finishQuietly(callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing, httpStatus: null, error: failure }));
-    throw failure;
+    throw await recordFailure(scope, mapBackendFailure(error, { started: false }), { httpStatus: null });
   }
   if (response.statusCode >= 400) return relayBackendError(reply, response, scope);
   if (options.stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
     return relayChatStream({ reply, response, scope, renderer: call.renderer });
   }
   await relayChatBody(reply, response, scope, call.renderer);
+}
+
+/**
+ * Records a call that failed before its answer reached the harness (as `aborted` when the harness had already
+ * left, unless the failure is the backend's alone) and returns the error for the front door to word.
+ */
+async function recordFailure(
+  scope: CallScope,
+  failure: TokentapError,
+  details: { httpStatus: number | null; backendErrorBody?: unknown; status?: 'backend_error' },
+): Promise<TokentapError> {
+  const status = details.status ?? (scope.clientGone() ? 'aborted' : 'backend_error');
+  await scope.context.recorder.finishQuietly(scope.callId, finishInput({
+    status, timing: scope.timing, httpStatus: details.httpStatus, error: failure, backendErrorBody: details.backendErrorBody,
+  }));
+  return failure;
 }
 
 /** The session's forced sampling parameters, recorded with each call they changed. */
@@ -116,10 +130,7 @@ async function relayBackendError(reply: FastifyReply, response: BackendResponse,
   const retryAfter = response.headers['retry-after'];
   if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
   const error = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, param: normalized.error.param, cause: normalized });
-  await scope.context.recorder.finishQuietly(scope.callId, finishInput({
-    status: scope.clientGone() ? 'aborted' : 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error, backendErrorBody: backendBody,
-  }));
-  throw error;
+  throw await recordFailure(scope, error, { httpStatus: response.statusCode, backendErrorBody: backendBody });
 }
 
 async function relayChatBody(reply: FastifyReply, response: BackendResponse, scope: CallScope, renderer: ChatCallRenderer): Promise<void> {
@@ -127,27 +138,23 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
   try {
     body = await readBackendBody(response);
   } catch (error) {
-    const failure = mapBackendFailure(error, { started: true });
-    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure }));
-    throw failure;
+    throw await recordFailure(scope, mapBackendFailure(error, { started: true }), { httpStatus: response.statusCode });
   }
   scope.timing.firstTokenAt = response.headersAt;
   if (!isRecord(body.json) || !Array.isArray(body.json.choices)) {
     const failure = new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent a body without choices: ${body.text.slice(0, 200)}` });
-    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure, backendErrorBody: body.text }));
-    throw failure;
+    throw await recordFailure(scope, failure, { httpStatus: response.statusCode, backendErrorBody: body.text, status: 'backend_error' });
   }
   const assembler = scope.createAssembler();
   try {
     assembler.addBody(body.json);
   } catch (error) {
     const failure = error instanceof TokentapError ? error : new TokentapError('TT_BACKEND_BAD_RESPONSE', { cause: error });
-    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', timing: scope.timing, httpStatus: response.statusCode, error: failure, backendErrorBody: body.text }));
-    throw failure;
+    throw await recordFailure(scope, failure, { httpStatus: response.statusCode, backendErrorBody: body.text, status: 'backend_error' });
   }
   const tokens = assembler.tokenRecord();
   // commit before the harness gets the answer: a response it received is always in the store
-  // (the store serializes the body synchronously, before the renderer touches it)
+  // (finish resolves once the body was handed over and committed, so the renderer may then change it)
   await scope.context.recorder.finish(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'ok', timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode }));
   const rendered = renderer.renderBody(body.json);
   reply.header('x-tokentap-call-id', scope.callId);
