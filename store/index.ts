@@ -7,6 +7,8 @@ export {
   CALL_STATUSES,
   SESSION_END_STATUSES,
   type AddRewardInput,
+  type BatchAckRow,
+  type ServableGroupsQuery,
   type CreateRolloutInput,
   type DeclareGroupInput,
   type EndSessionInput,

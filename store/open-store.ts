@@ -11,6 +11,7 @@ import { createSessionQueries } from './session-queries.js';
 import { createGroupQueries } from './group-queries.js';
 import { createRolloutQueries } from './rollout-queries.js';
 import { createRewardQueries } from './reward-queries.js';
+import { createBatchQueries } from './batch-queries.js';
 import { StoreError } from './store-error.js';
 import type { OpenStoreOptions, Store, StoreStats } from './types.js';
 
@@ -67,6 +68,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
   const groups = createGroupQueries(database);
   const rollouts = createRolloutQueries(database, groups);
   const rewards = createRewardQueries(database);
+  const batches = createBatchQueries(database);
   const countRows = database.prepare<[], { sessions: number; calls: number }>(
     `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
   );
@@ -117,6 +119,9 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     getGroup: (groupId) => groups.get(groupId),
     setPolicyVersion: (version, setAt) => whenWritable(() => rewards.setPolicyVersion(version, setAt)),
     getPolicyVersion: () => rewards.getPolicyVersion(),
+    listServableGroups: (query) => batches.listServableGroups(query),
+    ackGroups: (batchId, groupIds, consumer, at) => whenWritable(() => batches.ackGroups(batchId, groupIds, consumer, at)),
+    getBatchAck: (batchId) => batches.getBatchAck(batchId),
     stats(): StoreStats {
       const counts = countRows.get() as { sessions: number; calls: number };
       return { ...counts, bytesOnDisk: bytesOnDisk(database, path) };

@@ -176,6 +176,33 @@ export interface PolicyVersionRow {
   setAt: number;
 }
 
+/**
+ * Which groups the pull API may serve (docs/export.md, "Online pull API"): complete, never acknowledged, not
+ * excluded (leased right now), oldest completion first. The rollout-level filters keep a group when at least one
+ * of its sessions matches them all.
+ *
+ * @example store.listServableGroups({ limit: 8, excludeIds: ['task-3'], split: 'train' }) // ['task-1', 'task-2']
+ */
+export interface ServableGroupsQuery {
+  limit: number;
+  excludeIds?: readonly string[];
+  /** a session created at or after / before these times (ms since the epoch) */
+  since?: number;
+  until?: number;
+  split?: 'train' | 'val' | 'test';
+  /** a session carrying every one of these tags */
+  tags?: readonly string[];
+}
+
+/** @example store.getBatchAck('b-1') // { batchId: 'b-1', groupIds: ['task-1'], consumer: 'trainer-0', ackedAt: 1764480000000 } */
+export interface BatchAckRow {
+  batchId: string;
+  /** the groups this batch's ack consumed */
+  groupIds: string[];
+  consumer: string;
+  ackedAt: number;
+}
+
 /** Written when a call is accepted (before the backend is asked). */
 export interface BeginCallInput {
   /** the call's id when the caller chose it (the gateway does, to write the row off the hot path); else a random UUID */
@@ -336,6 +363,12 @@ export interface Store {
   setPolicyVersion(version: string, setAt: number): PolicyVersionRow;
   /** the newest version set, or null */
   getPolicyVersion(): PolicyVersionRow | null;
+  /** complete groups nobody acknowledged, oldest completion first (the pull API's pool) */
+  listServableGroups(query: ServableGroupsQuery): string[];
+  /** consumes complete groups for good under a pull batch id; returns how many were not acknowledged before */
+  ackGroups(batchId: string, groupIds: readonly string[], consumer: string, at: number): number;
+  /** what an acknowledged batch consumed, or null when no ack carries this batch id */
+  getBatchAck(batchId: string): BatchAckRow | null;
   /** marks every `in_progress` call `incomplete` (run at start-up); returns how many */
   markInProgressIncomplete(): number;
   stats(): StoreStats;

@@ -45,6 +45,10 @@ export const ERROR_CODES = {
   TT_GROUP_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Group not found' },
   /** a group declared again with another size */
   TT_GROUP_CONFLICT: { status: 409, type: 'invalid_request_error', message: 'The group was declared with another size' },
+  /** an ack or release for a pull batch tokentap does not know (never leased, or leased before a restart) */
+  TT_BATCH_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Batch not found' },
+  /** an ack for a pull batch whose lease expired or was released: its groups went back to the pool */
+  TT_LEASE_EXPIRED: { status: 409, type: 'invalid_request_error', message: 'The batch lease expired; its groups went back to the pool' },
   /** the gateway is paused for a weight update (pause mode `reject`); retry after `Retry-After` seconds */
   TT_PAUSED: { status: 429, type: 'rate_limit_error', message: 'tokentap is paused for a weight update; retry later' },
   /** a call held by a pause when the gateway shut down */

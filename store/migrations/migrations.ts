@@ -1,9 +1,10 @@
 import { initialMigration } from './001-initial.js';
 import { rolloutsMigration } from './002-rollouts.js';
+import { batchesMigration } from './003-batches.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [initialMigration, rolloutsMigration];
+export const MIGRATIONS: readonly Migration[] = [initialMigration, rolloutsMigration, batchesMigration];
 
 /** The schema version this tokentap writes and reads. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

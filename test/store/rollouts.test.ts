@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import { initialMigration } from '../../store/migrations/001-initial.js';
+import { LATEST_SCHEMA_VERSION } from '../../store/migrations/migrations.js';
 import { createTempWorkspace, recordCall, storeErrorCode, type TempWorkspace } from './store-fixtures.js';
 
 let workspace: TempWorkspace;
@@ -132,7 +133,7 @@ describe('migration 2', () => {
     expect(store.getRollout('old')).toMatchObject({ origin: 'implicit', status: 'open', hasKey: false });
     store.close();
     const check = new Database(workspace.databasePath);
-    expect(readSchemaVersion(check)).toBe(2);
+    expect(readSchemaVersion(check)).toBe(LATEST_SCHEMA_VERSION);
     check.close();
   });
 });
