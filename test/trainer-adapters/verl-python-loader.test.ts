@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRecordWriter } from '../../export/writers/record-writer.js';
 import { createTrainerAdapter, type ExportRow } from '../../trainer-adapters/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { makeExportSample } from './make-export-sample.js';
@@ -42,10 +42,11 @@ function verlRows(): ExportRow[] {
   return samples.map((sample) => adapter.toRow(sample) as ExportRow);
 }
 
-/** A JSONL line as the writer writes it: typed arrays as arrays of numbers, json columns as they are. */
-function writeJsonl(path: string, rows: ExportRow[]): void {
-  const plain = (value: unknown): unknown => (ArrayBuffer.isView(value) ? Array.from(value as unknown as ArrayLike<number>) : value);
-  writeFileSync(path, rows.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [key, plain(value)])))).join('\n') + '\n');
+/** The rows as `tokentap export --format verl --out FILE.jsonl` writes them (the export's record writer). */
+async function writeJsonl(path: string, rows: ExportRow[]): Promise<void> {
+  const writer = createRecordWriter({ path, columns: createTrainerAdapter('verl').columns, metadata: {} });
+  for (const row of rows) await writer.write(row);
+  await writer.close();
 }
 
 function load(path: string, flags: string[] = []): { status: number | null; batch: LoadedBatch | null; stderr: string } {
@@ -91,10 +92,10 @@ function expectBatch(batch: LoadedBatch, rows: ExportRow[], width: { prompt: num
 }
 
 describe.skipIf(missing !== null)(`examples/verl/load_tokentap.py${missing === null ? '' : ` (skipped: ${missing})`}`, () => {
-  it('pads verl rows as the agent loop does: prompts left, responses right, reward on the last response token', () => {
+  it('pads verl rows as the agent loop does: prompts left, responses right, reward on the last response token', async () => {
     temp = makeTempDir();
     const rows = verlRows();
-    writeJsonl(temp.file('verl.jsonl'), rows);
+    await writeJsonl(temp.file('verl.jsonl'), rows);
     const { status, batch, stderr } = load(temp.file('verl.jsonl'));
     expect(status, stderr).toBe(0);
     expectBatch(batch!, rows, { prompt: 5, response: 5 }, 0);
@@ -109,18 +110,18 @@ describe.skipIf(missing !== null)(`examples/verl/load_tokentap.py${missing === n
     });
   });
 
-  it('pads to the lengths and pad id asked for', () => {
+  it('pads to the lengths and pad id asked for', async () => {
     temp = makeTempDir();
     const rows = verlRows();
-    writeJsonl(temp.file('verl.jsonl'), rows);
+    await writeJsonl(temp.file('verl.jsonl'), rows);
     const { status, batch, stderr } = load(temp.file('verl.jsonl'), ['--prompt-length', '7', '--response-length', '6', '--pad-token-id', '151643']);
     expect(status, stderr).toBe(0);
     expectBatch(batch!, rows, { prompt: 7, response: 6 }, 151643);
   });
 
-  it('refuses a row longer than the length asked for rather than cutting trained tokens', () => {
+  it('refuses a row longer than the length asked for rather than cutting trained tokens', async () => {
     temp = makeTempDir();
-    writeJsonl(temp.file('verl.jsonl'), verlRows());
+    await writeJsonl(temp.file('verl.jsonl'), verlRows());
     const { status, stderr } = load(temp.file('verl.jsonl'), ['--response-length', '4']);
     expect(status).not.toBe(0);
     expect(stderr).toMatch(/a row has 5 response_ids, more than the 4 asked for/);
