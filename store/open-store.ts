@@ -12,6 +12,7 @@ import { createGroupQueries } from './group-queries.js';
 import { createRolloutQueries } from './rollout-queries.js';
 import { createRewardQueries } from './reward-queries.js';
 import { createBatchQueries } from './batch-queries.js';
+import { createExportQueries } from './export-queries.js';
 import { StoreError } from './store-error.js';
 import type { OpenStoreOptions, Store, StoreStats } from './types.js';
 
@@ -69,6 +70,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
   const rollouts = createRolloutQueries(database, groups);
   const rewards = createRewardQueries(database);
   const batches = createBatchQueries(database);
+  const exportQueries = createExportQueries(database);
   const countRows = database.prepare<[], { sessions: number; calls: number }>(
     `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
   );
@@ -122,6 +124,9 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     listServableGroups: (query) => batches.listServableGroups(query),
     ackGroups: (batchId, groupIds, consumer, at) => whenWritable(() => batches.ackGroups(batchId, groupIds, consumer, at)),
     getBatchAck: (batchId) => batches.getBatchAck(batchId),
+    listExportUnits: (query) => exportQueries.listUnits(query),
+    countExportSessions: (filter) => exportQueries.countSessions(filter),
+    listPolicyVersions: () => exportQueries.listPolicyVersions(),
     stats(): StoreStats {
       const counts = countRows.get() as { sessions: number; calls: number };
       return { ...counts, bytesOnDisk: bytesOnDisk(database, path) };

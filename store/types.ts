@@ -203,6 +203,44 @@ export interface BatchAckRow {
   ackedAt: number;
 }
 
+/**
+ * The rollout-level filters the store can apply while listing export units (docs/export.md, "Selection and
+ * filters"): a unit is listed when at least one of its sessions matches them all.
+ *
+ * @example store.countExportSessions({ split: 'train', tags: ['math'] }) // sessions in the units an export reads
+ */
+export interface ExportUnitsFilter {
+  /** a session created at or after / before these times (ms since the epoch) */
+  since?: number;
+  until?: number;
+  split?: 'train' | 'val' | 'test';
+  /** a session carrying every one of these tags */
+  tags?: readonly string[];
+  /** a session with one of these ids / in one of these groups */
+  sessionIds?: readonly string[];
+  groupIds?: readonly string[];
+}
+
+/** @example store.listExportUnits({ limit: 256, afterPosition: lastPage.at(-1)?.position ?? 0 }) */
+export interface ExportUnitsQuery extends ExportUnitsFilter {
+  limit: number;
+  /** keyset: list units whose position is after this one (0 or absent: from the start) */
+  afterPosition?: number;
+}
+
+/**
+ * One export unit: a group (listed at its first session) or a session in no group.
+ *
+ * @example const { groupId, sessionId } = store.listExportUnits({ limit: 1 })[0]; // groupId null: a group of one
+ */
+export interface ExportUnitRow {
+  /** the keyset position: the rowid of the unit's first session (the order sessions were created) */
+  position: number;
+  /** the unit's first session */
+  sessionId: string;
+  groupId: string | null;
+}
+
 /** Written when a call is accepted (before the backend is asked). */
 export interface BeginCallInput {
   /** the call's id when the caller chose it (the gateway does, to write the row off the hot path); else a random UUID */
@@ -369,6 +407,12 @@ export interface Store {
   ackGroups(batchId: string, groupIds: readonly string[], consumer: string, at: number): number;
   /** what an acknowledged batch consumed, or null when no ack carries this batch id */
   getBatchAck(batchId: string): BatchAckRow | null;
+  /** export units (groups at their first session, sessions in no group), oldest first, keyset-paged */
+  listExportUnits(query: ExportUnitsQuery): ExportUnitRow[];
+  /** how many sessions the units `listExportUnits` lists with this filter hold (for a progress bar) */
+  countExportSessions(filter: ExportUnitsFilter): number;
+  /** every policy version set, oldest first (a version set twice appears twice) */
+  listPolicyVersions(): PolicyVersionRow[];
   /** marks every `in_progress` call `incomplete` (run at start-up); returns how many */
   markInProgressIncomplete(): number;
   stats(): StoreStats;

@@ -1,0 +1,70 @@
+import type { AdvantageOptions } from './export-options.js';
+
+/** Added to the group's standard deviation before dividing (verl and slime use 1e-6). */
+export const DEFAULT_ADVANTAGE_EPSILON = 1e-6;
+
+/**
+ * The advantage of each rollout of one group from its reward (docs/export.md, "Advantages and loss weights").
+ * `rewards[i]` is rollout i's reward, null when it has none; the answer has one entry per rollout, null for a
+ * rollout without a reward and for every rollout under estimator `none`. The baseline is over the rewarded
+ * rollouts only (n of them):
+ * - `grpo`: (r - mean) / (std + epsilon), std with Bessel's correction (n - 1) as verl's `torch.std`;
+ *   `normalizeStd: false` gives r - mean;
+ * - `dr-grpo`: r - mean (Dr. GRPO; its loss normaliser is trainer configuration);
+ * - `rloo`: r minus the mean of the others, = n / (n - 1) * (r - mean);
+ * - a group of one gets 0 under every estimator: it carries no baseline information (verl would give r).
+ *
+ * @example
+ * computeAdvantages([1, 0, 1], { estimator: 'rloo' }); // [0.5, -1, 0.5]
+ * computeAdvantages([1, null], {}); // [0, null]
+ */
+export function computeAdvantages(rewards: ReadonlyArray<number | null>, options: AdvantageOptions = {}): Array<number | null> {
+  const estimator = options.estimator ?? 'grpo';
+  const rewarded = rewards.filter((reward): reward is number => reward !== null);
+  if (estimator === 'none') return rewards.map(() => null);
+  const count = rewarded.length;
+  const mean = rewarded.reduce((total, reward) => total + reward, 0) / count;
+  const scale = advantageScale(rewarded, mean, options);
+  return rewards.map((reward) => {
+    if (reward === null) return null;
+    if (count < 2) return 0;
+    return (reward - mean) * scale;
+  });
+}
+
+/** What (r - mean) is multiplied by under the estimator (only called with two or more rewards). */
+function advantageScale(rewarded: readonly number[], mean: number, options: AdvantageOptions): number {
+  const count = rewarded.length;
+  switch (options.estimator ?? 'grpo') {
+    case 'rloo':
+      return count / (count - 1);
+    case 'dr-grpo':
+      return 1;
+    default:
+      if (options.normalizeStd === false || count < 2) return 1;
+      return 1 / (sampleStandardDeviation(rewarded, mean) + (options.epsilon ?? DEFAULT_ADVANTAGE_EPSILON));
+  }
+}
+
+/**
+ * The standard deviation with Bessel's correction (divides by n - 1, as `torch.std` and numpy's `ddof=1`);
+ * 0 for fewer than two values.
+ *
+ * @example sampleStandardDeviation([1, 0, 1], 2 / 3); // Math.sqrt(1 / 3)
+ */
+export function sampleStandardDeviation(values: readonly number[], mean: number): number {
+  if (values.length < 2) return 0;
+  const squares = values.reduce((total, value) => total + (value - mean) ** 2, 0);
+  return Math.sqrt(squares / (values.length - 1));
+}
+
+/**
+ * True when a group's rewards carry no learning signal: at least one reward and all rewards equal (a group of one
+ * included). Null rewards are ignored; a group with no reward at all is not zero-variance (it has no rewards).
+ *
+ * @example isZeroVariance([0.5, 0.5, null]); // true
+ */
+export function isZeroVariance(rewards: ReadonlyArray<number | null>): boolean {
+  const rewarded = rewards.filter((reward): reward is number => reward !== null);
+  return rewarded.length > 0 && rewarded.every((reward) => reward === rewarded[0]);
+}

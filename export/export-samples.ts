@@ -1,0 +1,120 @@
+import type { CallBodies, Store } from '../store/index.js';
+import type { Conversation, ExportSample } from '../trainer-adapters/export-sample.js';
+import type { TrainerAdapter } from '../trainer-adapters/trainer-adapter.js';
+import { createSampleFilter, trainedPolicyVersions } from './create-sample-filter.js';
+import type { ExportSelection, ExportSummary } from './export-options.js';
+import { createExportSummary } from './export-summary.js';
+import { exportUnit, type ExportedRollout, type ExportUnitSource, type KeptSample } from './export-unit.js';
+import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
+
+export { createExportSummary } from './export-summary.js';
+
+/** Everything an export reads from a store (a Store, or a fake with these methods). */
+export type ExportSource = UnitSelectionSource & ExportUnitSource & Pick<Store, 'listPolicyVersions'>;
+
+export interface ExportSamplesOptions extends ExportSelection {
+  /** only these complete groups (the pull API), in this order; otherwise every unit that passes the rollout-level filters */
+  groupIds?: string[];
+  /** what the format needs: drops samples without reward / advantage (counted `no_reward` / `no_advantage`), reads conversations */
+  adapter?: Pick<TrainerAdapter, 'needs'>;
+  /** counters, mutated as samples stream (sessions, groups, samples, tokens, trainedTokens, dropped, skippedCalls, drift) */
+  summary?: ExportSummary;
+  /** told after each unit (group) with sessions done so far and the total when known, for a progress bar */
+  onProgress?: (progress: { sessionsDone: number; sessionsTotal: number }) => void;
+  /** reads the conversation for needs.conversation formats; injected so export/ stays free of body parsing */
+  readConversation?: (bodies: CallBodies) => Conversation | null;
+}
+
+/**
+ * Streams the samples of an export (docs/export.md, "Selection and filters", "Advantages and loss weights"): unit
+ * by unit (a group, or a session in no group), oldest first; the samples of a unit together, rollouts in group
+ * order, samples in chain order. Memory holds one unit, whatever the store holds. Counts go to `options.summary`
+ * as samples are handed out.
+ *
+ * @example
+ * const summary = createExportSummary();
+ * for (const item of exportSamples(store, { filters: { split: 'train' }, advantage: { estimator: 'grpo' }, adapter, summary })) {
+ *   writer.write(adapter.toRow(item));
+ * }
+ * console.log(summary.samples, summary.dropped); // 5 { status_failed: 1 }
+ */
+export function* exportSamples(store: ExportSource, options: ExportSamplesOptions): Generator<ExportSample> {
+  const needs = options.adapter?.needs;
+  if (needs?.conversation === true && options.readConversation === undefined) {
+    throw new TypeError('this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)');
+  }
+  const summary = options.summary ?? createExportSummary();
+  const filters = options.filters ?? {};
+  const policyHistory = filters.maxStaleness === undefined ? [] : store.listPolicyVersions();
+  const unitOptions = {
+    strategy: options.strategy ?? 'merge',
+    filters,
+    advantage: options.advantage ?? {},
+    sampleFilter: createSampleFilter({ filters, needs, policyHistory }),
+    summary,
+    ...(needs?.conversation === true ? { readConversation: options.readConversation } : {}),
+  };
+  const { sessionsTotal, units } = selectExportUnits(store, { filters, groupIds: options.groupIds });
+  const position = { index: 0, groupIndex: 0, rolloutIndex: 0 };
+  let sessionsDone = 0;
+  for (const unit of units) {
+    const rollouts = exportUnit(store, unit, unitOptions);
+    if (rollouts.length > 0) {
+      summary.groups += 1;
+      yield* unitSamples(unit.key, rollouts, position, summary);
+      position.groupIndex += 1;
+    }
+    sessionsDone += unit.rollouts.length;
+    options.onProgress?.({ sessionsDone, sessionsTotal: Math.max(sessionsTotal, sessionsDone) });
+  }
+}
+
+/** The kept samples of one unit, numbered, counted in the summary as each is handed out. */
+function* unitSamples(
+  groupKey: string,
+  rollouts: ExportedRollout[],
+  position: { index: number; groupIndex: number; rolloutIndex: number },
+  summary: ExportSummary,
+): Generator<ExportSample> {
+  for (const [repetitionIndex, rollout] of rollouts.entries()) {
+    summary.sessions += 1;
+    for (const [rolloutSampleIndex, kept] of rollout.samples.entries()) {
+      const item = toExportSample(kept, rollout, groupKey, { ...position, repetitionIndex, rolloutSampleIndex });
+      summary.samples += 1;
+      summary.tokens += kept.sample.tokens.length;
+      summary.trainedTokens += countTrained(kept.sample.lossMask);
+      position.index += 1;
+      yield item;
+    }
+    position.rolloutIndex += 1;
+  }
+}
+
+function toExportSample(
+  kept: KeptSample,
+  rollout: ExportedRollout,
+  groupKey: string,
+  at: { index: number; groupIndex: number; rolloutIndex: number; repetitionIndex: number; rolloutSampleIndex: number },
+): ExportSample {
+  const versions = trainedPolicyVersions(kept.sample).filter((version): version is string => version !== null);
+  return {
+    sample: kept.sample,
+    index: at.index,
+    groupKey,
+    groupIndex: at.groupIndex,
+    rolloutIndex: at.rolloutIndex,
+    repetitionIndex: at.repetitionIndex,
+    rolloutSampleIndex: at.rolloutSampleIndex,
+    rolloutSampleCount: rollout.samples.length,
+    advantage: rollout.advantage,
+    lossWeight: kept.lossWeight,
+    policyVersions: versions,
+    ...(kept.conversation === undefined ? {} : { conversation: kept.conversation }),
+  };
+}
+
+function countTrained(mask: Uint8Array): number {
+  let trained = 0;
+  for (const value of mask) trained += value;
+  return trained;
+}

@@ -1,0 +1,35 @@
+import type { SessionReconstruction } from '../reconstruct/index.js';
+import type { ExportSummary } from './export-options.js';
+
+/**
+ * An empty summary for `exportSamples` to count into (docs/export.md, "Selection and filters").
+ *
+ * @example
+ * const summary = createExportSummary();
+ * for (const sample of exportSamples(store, { summary })) write(sample);
+ * console.log(summary.samples, summary.dropped);
+ */
+export function createExportSummary(): ExportSummary {
+  return { sessions: 0, groups: 0, samples: 0, tokens: 0, trainedTokens: 0, dropped: {}, skippedCalls: {}, drift: {}, bytes: 0 };
+}
+
+/**
+ * Adds `count` to one reason of a summary's counters (`dropped`, `skippedCalls` or `drift`).
+ *
+ * @example countReason(summary.dropped, 'too_long'); // summary.dropped.too_long === 1
+ */
+export function countReason(counters: Record<string, number>, reason: string, count = 1): void {
+  if (count === 0) return;
+  counters[reason] = (counters[reason] ?? 0) + count;
+}
+
+/**
+ * Counts what one session's reconstruction left out (skipped calls by reason) and the chain breaks it met (drift
+ * by kind, non-zero kinds only).
+ *
+ * @example countReconstruction(summary, reconstructSessionReport(store, 'r-1'));
+ */
+export function countReconstruction(summary: ExportSummary, report: SessionReconstruction): void {
+  for (const skipped of report.skipped) countReason(summary.skippedCalls, skipped.reason);
+  for (const [kind, count] of Object.entries(report.driftCounts)) countReason(summary.drift, kind, count);
+}

@@ -1,0 +1,18 @@
+// The export's public surface: selection, filters, advantages, loss weights and stats (docs/export.md).
+// One export line per module; writers and query parsing add theirs below.
+export type {
+  ExportFilters,
+  AdvantageEstimator,
+  AdvantageOptions,
+  ExportSelection,
+  ExportSummary,
+} from './export-options.js';
+export { exportSamples, type ExportSamplesOptions, type ExportSource } from './export-samples.js';
+export { createExportSummary } from './export-summary.js';
+export { computeAdvantages, isZeroVariance, sampleStandardDeviation, DEFAULT_ADVANTAGE_EPSILON } from './compute-advantages.js';
+export { createSampleFilter, trainedPolicyVersions, DEFAULT_EXPORT_STATUSES, type SampleFilter, type SampleFilterOptions } from './create-sample-filter.js';
+export { isRolloutSelected } from './select-rollouts.js';
+export { selectExportUnits, DEFAULT_UNIT_PAGE, type ExportUnit } from './select-export-units.js';
+export { newestPolicyVersions } from './newest-policy-versions.js';
+export { computeDatasetStats, type DatasetStats, type Distribution, type HistogramBin } from './dataset-stats.js';
+export { formatDatasetStats } from './format-dataset-stats.js';

@@ -1,0 +1,98 @@
+import type { ExportUnitsFilter, RolloutRow, Store } from '../store/index.js';
+import type { ExportFilters } from './export-options.js';
+
+/**
+ * What an export hands a trainer together: a group's rollouts (sessions sharing a `groupId`), or one session in no
+ * group (a group of one, keyed by its session id).
+ */
+export interface ExportUnit {
+  /** the group id, or the session id of a session in no group */
+  key: string;
+  groupId: string | null;
+  /** the unit's sessions in group order (creation time, then id) */
+  rollouts: RolloutRow[];
+}
+
+/** What unit selection reads from a store. */
+export type UnitSelectionSource = Pick<Store, 'listExportUnits' | 'countExportSessions' | 'getGroup' | 'getRollout'>;
+
+export interface SelectExportUnitsOptions {
+  filters?: ExportFilters;
+  /** only these groups, in this order (the pull API) */
+  groupIds?: readonly string[];
+  /** units listed per store query (default DEFAULT_UNIT_PAGE) */
+  pageSize?: number;
+}
+
+export interface ExportUnits {
+  /** the sessions the units hold, before rollout-level filters (for a progress bar) */
+  sessionsTotal: number;
+  units: Iterable<ExportUnit>;
+}
+
+/** Units listed per store query: memory holds one page of ids and one unit's sessions, whatever the store holds. */
+export const DEFAULT_UNIT_PAGE = 256;
+
+/**
+ * The units an export reads, oldest first (the order their first session was created), paged from the store by
+ * keyset so no more than a page of unit ids is held at once. The store skips units none of whose sessions pass the
+ * filters it can check; the export then filters each rollout itself. With `groupIds`, those groups in that order.
+ *
+ * @example
+ * const { sessionsTotal, units } = selectExportUnits(store, { filters: { split: 'train' } });
+ * for (const unit of units) console.log(unit.key, unit.rollouts.length);
+ */
+export function selectExportUnits(store: UnitSelectionSource, options: SelectExportUnitsOptions = {}): ExportUnits {
+  if (options.groupIds !== undefined) return namedGroups(store, options.groupIds);
+  const filter = storeFilter(options.filters ?? {});
+  const pageSize = options.pageSize ?? DEFAULT_UNIT_PAGE;
+  return { sessionsTotal: store.countExportSessions(filter), units: pagedUnits(store, filter, pageSize) };
+}
+
+function* pagedUnits(store: UnitSelectionSource, filter: ExportUnitsFilter, pageSize: number): Generator<ExportUnit> {
+  let afterPosition = 0;
+  for (;;) {
+    const page = store.listExportUnits({ ...filter, limit: pageSize, afterPosition });
+    for (const head of page) {
+      if (head.groupId !== null) {
+        const unit = groupUnit(store, head.groupId);
+        if (unit !== null) yield unit;
+      } else {
+        const rollout = store.getRollout(head.sessionId);
+        if (rollout !== null) yield { key: rollout.id, groupId: null, rollouts: [rollout] };
+      }
+      afterPosition = head.position;
+    }
+    if (page.length < pageSize) return;
+  }
+}
+
+function namedGroups(store: UnitSelectionSource, groupIds: readonly string[]): ExportUnits {
+  // a pull batch names a few groups: reading their session lists twice is cheaper than holding every rollout
+  const sessionsTotal = groupIds.reduce((total, groupId) => total + (store.getGroup(groupId)?.sessions.length ?? 0), 0);
+  function* units(): Generator<ExportUnit> {
+    for (const groupId of groupIds) {
+      const unit = groupUnit(store, groupId);
+      if (unit !== null) yield unit;
+    }
+  }
+  return { sessionsTotal, units: units() };
+}
+
+function groupUnit(store: UnitSelectionSource, groupId: string): ExportUnit | null {
+  const group = store.getGroup(groupId);
+  if (group === null) return null;
+  const rollouts = group.sessions.flatMap((session) => store.getRollout(session.id) ?? []);
+  return { key: groupId, groupId, rollouts };
+}
+
+function storeFilter(filters: ExportFilters): ExportUnitsFilter {
+  const filter: ExportUnitsFilter = {};
+  if (filters.since !== undefined) filter.since = filters.since;
+  if (filters.until !== undefined) filter.until = filters.until;
+  if (filters.split !== undefined) filter.split = filters.split;
+  if (filters.tags !== undefined) filter.tags = filters.tags;
+  if (filters.sessionIds !== undefined) filter.sessionIds = filters.sessionIds;
+  if (filters.groupIds !== undefined) filter.groupIds = filters.groupIds;
+  return filter;
+}

@@ -1,0 +1,62 @@
+import type { RolloutRow, Store } from '../store/index.js';
+import type { ExportFilters } from './export-options.js';
+import { countReason } from './export-summary.js';
+import type { ExportUnit } from './select-export-units.js';
+
+/** A rollout the export takes, with its session reward (null when none was posted). */
+export interface SelectedRollout {
+  rollout: RolloutRow;
+  reward: number | null;
+}
+
+/**
+ * The rollouts of a unit that pass the rollout-level filters (docs/export.md, "Selection and filters"), in unit
+ * order. Not matching a filter is not a drop: those rollouts were not asked for. A rollout the API opened and
+ * nobody ended is not finished, so it is left out (counted `in_progress` in `dropped`, once per rollout) unless
+ * `filters.status` asks for `in_progress`.
+ *
+ * @example
+ * const rollouts = selectRollouts(store, unit, { tags: ['math'], rewardMin: 0 }, summary.dropped);
+ */
+export function selectRollouts(
+  store: Pick<Store, 'listRewards'>,
+  unit: ExportUnit,
+  filters: ExportFilters,
+  dropped: Record<string, number>,
+): SelectedRollout[] {
+  const selected: SelectedRollout[] = [];
+  for (const rollout of unit.rollouts) {
+    const reward = store.listRewards(rollout.id).find((row) => row.callId === null)?.value ?? null;
+    if (!isRolloutSelected(rollout, reward, filters)) continue;
+    if (isUnfinished(rollout) && filters.status?.includes('in_progress') !== true) {
+      countReason(dropped, 'in_progress');
+      continue;
+    }
+    selected.push({ rollout, reward });
+  }
+  return selected;
+}
+
+/**
+ * Whether one rollout passes every rollout-level filter: created in [since, until), carrying every tag, in the
+ * split, among `sessionIds` / `groupIds`, reward within [rewardMin, rewardMax] (an unrewarded rollout fails
+ * either bound).
+ *
+ * @example isRolloutSelected(store.getRollout('r-1')!, 1, { split: 'train', rewardMin: 0.5 }); // true for a train rollout
+ */
+export function isRolloutSelected(rollout: RolloutRow, reward: number | null, filters: ExportFilters): boolean {
+  if (filters.since !== undefined && !(rollout.createdAt >= filters.since)) return false;
+  if (filters.until !== undefined && !(rollout.createdAt < filters.until)) return false;
+  if (filters.tags !== undefined && !filters.tags.every((tag) => rollout.tags.includes(tag))) return false;
+  if (filters.split !== undefined && rollout.split !== filters.split) return false;
+  if (filters.sessionIds !== undefined && !filters.sessionIds.includes(rollout.id)) return false;
+  if (filters.groupIds !== undefined && (rollout.groupId === null || !filters.groupIds.includes(rollout.groupId))) return false;
+  if (filters.rewardMin !== undefined && (reward === null || reward < filters.rewardMin)) return false;
+  if (filters.rewardMax !== undefined && (reward === null || reward > filters.rewardMax)) return false;
+  return true;
+}
+
+/** Opened by the rollout API and not ended yet; implicit sessions have no end and count as finished. */
+function isUnfinished(rollout: RolloutRow): boolean {
+  return rollout.status === 'open' && rollout.origin === 'api';
+}

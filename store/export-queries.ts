@@ -1,0 +1,97 @@
+import type Database from 'better-sqlite3';
+import type { ExportUnitRow, ExportUnitsFilter, ExportUnitsQuery, PolicyVersionRow } from './types.js';
+
+export interface ExportQueries {
+  listUnits(query: ExportUnitsQuery): ExportUnitRow[];
+  countSessions(filter: ExportUnitsFilter): number;
+  listPolicyVersions(): PolicyVersionRow[];
+}
+
+interface FilterParameters {
+  filtered: number;
+  since: number | null;
+  until: number | null;
+  split: string | null;
+  tags: string;
+  tagCount: number;
+  sessionIds: string | null;
+  groupIds: string | null;
+}
+
+/**
+ * The rollout-level filters a session must pass, on the session named `alias`. Tags: the session carries every tag
+ * asked for (as in batch-queries.ts). The export checks every filter again per rollout: this only skips units early.
+ */
+function sessionMatches(alias: string): string {
+  return `(@since IS NULL OR ${alias}.created_at >= @since)
+      AND (@until IS NULL OR ${alias}.created_at < @until)
+      AND (@split IS NULL OR ${alias}.split = @split)
+      AND (@sessionIds IS NULL OR ${alias}.id IN (SELECT value FROM json_each(@sessionIds)))
+      AND (@groupIds IS NULL OR ${alias}.group_id IN (SELECT value FROM json_each(@groupIds)))
+      AND @tagCount = (SELECT count(*) FROM json_each(coalesce(${alias}.tags, '[]')) AS tag
+                        WHERE tag.value IN (SELECT value FROM json_each(@tags)))`;
+}
+
+/** A unit (a group, or a session without one) is kept when one of its sessions passes the filters. */
+const UNIT_MATCHES = `(@filtered = 0 OR CASE WHEN unit.group_id IS NULL THEN (${sessionMatches('unit')})
+  ELSE EXISTS (SELECT 1 FROM sessions AS member WHERE member.group_id = unit.group_id AND ${sessionMatches('member')}) END)`;
+
+/**
+ * What the export reads besides calls (docs/export.md, "Selection and filters"): the units to export, paged by
+ * keyset so no export ever holds every session id, and the policy-version history staleness is measured against.
+ *
+ * A unit is listed once, at its first session: units come in the order their first session was recorded (rowid,
+ * the order sessions were created), which stays stable while new sessions arrive at the end.
+ *
+ * @example
+ * const exports = createExportQueries(database);
+ * const page = exports.listUnits({ limit: 256, afterPosition: 0, split: 'train' });
+ */
+export function createExportQueries(database: Database.Database): ExportQueries {
+  // the partial index sessions_by_group (group_id, rowid) answers "an earlier session of the same group"
+  const selectUnits = database.prepare<FilterParameters & { after: number; limit: number }, { position: number; session_id: string; group_id: string | null }>(
+    `SELECT unit.rowid AS position, unit.id AS session_id, unit.group_id FROM sessions AS unit
+      WHERE unit.rowid > @after
+        AND (unit.group_id IS NULL OR NOT EXISTS (
+              SELECT 1 FROM sessions AS earlier WHERE earlier.group_id = unit.group_id AND earlier.rowid < unit.rowid))
+        AND ${UNIT_MATCHES}
+      ORDER BY unit.rowid
+      LIMIT @limit`,
+  );
+  const countUnitSessions = database.prepare<FilterParameters, { sessions: number }>(
+    `SELECT count(*) AS sessions FROM sessions AS unit WHERE ${UNIT_MATCHES}`,
+  );
+  const selectVersions = database.prepare<[], { version: string; set_at: number }>(
+    `SELECT version, set_at FROM policy_versions ORDER BY id`,
+  );
+
+  return {
+    listUnits(query) {
+      const rows = selectUnits.all({ ...filterParameters(query), after: query.afterPosition ?? 0, limit: query.limit });
+      return rows.map((row) => ({ position: row.position, sessionId: row.session_id, groupId: row.group_id }));
+    },
+    countSessions: (filter) => (countUnitSessions.get(filterParameters(filter)) as { sessions: number }).sessions,
+    listPolicyVersions: () => selectVersions.all().map((row) => ({ version: row.version, setAt: row.set_at })),
+  };
+}
+
+function filterParameters(filter: ExportUnitsFilter): FilterParameters {
+  const tags = [...new Set(filter.tags ?? [])];
+  const filtered =
+    filter.since !== undefined ||
+    filter.until !== undefined ||
+    filter.split !== undefined ||
+    filter.sessionIds !== undefined ||
+    filter.groupIds !== undefined ||
+    tags.length > 0;
+  return {
+    filtered: filtered ? 1 : 0,
+    since: filter.since ?? null,
+    until: filter.until ?? null,
+    split: filter.split ?? null,
+    tags: JSON.stringify(tags),
+    tagCount: tags.length,
+    sessionIds: filter.sessionIds === undefined ? null : JSON.stringify(filter.sessionIds),
+    groupIds: filter.groupIds === undefined ? null : JSON.stringify(filter.groupIds),
+  };
+}
