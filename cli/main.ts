@@ -9,6 +9,8 @@ Commands:
   sessions      list recorded sessions
   show          show the calls of one session
   diagnose      explain where and why a session's calls do not merge into one sample
+  export        write training samples as a dataset for a trainer (verl, slime, TRL, ...; JSONL or Parquet)
+  stats         the shape of the dataset an export would write (lengths, rewards, drift)
 
 Run tokentap <command> --help for a command's options.
 Exit codes: 0 success, 1 failure, 2 bad usage or configuration.
@@ -21,6 +23,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   sessions: async (args) => (await import('./commands/sessions.js')).runSessions(args, process.env),
   show: async (args) => (await import('./commands/show.js')).runShow(args, process.env),
   diagnose: async (args) => (await import('./commands/diagnose.js')).runDiagnose(args, process.env),
+  export: async (args) => (await import('./commands/export.js')).runExport(args, process.env),
+  stats: async (args) => (await import('./commands/stats.js')).runStats(args, process.env),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,86 @@
+import type { ExportSelection } from '../../export/export-options.js';
+import { parseExportQuery } from '../../export/parse-export-query.js';
+import { UsageError } from '../usage-error.js';
+
+/** The selection flags `export` and `stats` share: filters, strategy, advantages (docs/export.md). */
+export const EXPORT_SELECTION_OPTIONS = {
+  strategy: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  tags: { type: 'string' },
+  split: { type: 'string' },
+  status: { type: 'string' },
+  sessions: { type: 'string' },
+  groups: { type: 'string' },
+  'reward-min': { type: 'string' },
+  'reward-max': { type: 'string' },
+  'faithful-only': { type: 'boolean' },
+  'min-length': { type: 'string' },
+  'max-length': { type: 'string' },
+  'max-staleness': { type: 'string' },
+  'policy-versions': { type: 'string' },
+  advantage: { type: 'string' },
+  'no-std-norm': { type: 'boolean' },
+  epsilon: { type: 'string' },
+  'drop-zero-variance': { type: 'boolean' },
+} as const;
+
+export const EXPORT_SELECTION_HELP = `Selection (rollouts first, then samples; every drop is counted in the summary):
+  --strategy merge|per-call   how calls become samples (default merge)
+  --since T / --until T       sessions created in [since, until): ISO date or ms since the epoch
+  --tags a,b                  rollouts carrying all these tags
+  --split train|val|test      rollouts of this split
+  --sessions id,id / --groups id,id   only these sessions / groups
+  --reward-min X / --reward-max X     rollout reward within the range (unrewarded rollouts fail it)
+  --status s,s                sample statuses kept (default completed,truncated)
+  --faithful-only             drop samples with retokenized ids
+  --min-length N / --max-length N     total tokens per sample
+  --max-staleness N           trained tokens from the newest N+1 policy versions only
+  --policy-versions v,v       trained tokens from these policy versions only
+Advantages:
+  --advantage grpo|rloo|dr-grpo|none  per-group estimator (default grpo)
+  --no-std-norm               grpo without dividing by the group's std
+  --epsilon X                 added to the std (default 1e-6)
+  --drop-zero-variance        drop groups whose rewards are all equal
+`;
+
+/** CLI flag -> the pull API's query key: one parser (export/parse-export-query.ts) serves both. */
+const QUERY_KEYS: Record<string, string> = {
+  strategy: 'strategy',
+  since: 'since',
+  until: 'until',
+  tags: 'tags',
+  split: 'split',
+  status: 'status',
+  sessions: 'sessionIds',
+  groups: 'groupIds',
+  'reward-min': 'rewardMin',
+  'reward-max': 'rewardMax',
+  'faithful-only': 'faithfulOnly',
+  'min-length': 'minLength',
+  'max-length': 'maxLength',
+  'max-staleness': 'maxStaleness',
+  'policy-versions': 'policyVersions',
+  advantage: 'estimator',
+  epsilon: 'epsilon',
+  'drop-zero-variance': 'dropZeroVarianceGroups',
+};
+
+/**
+ * Parsed selection flags, through the same parser as the pull API's query string.
+ *
+ * @example parseSelectionFlags({ split: 'train', 'reward-min': '0' }) // { filters: { split: 'train', rewardMin: 0 }, ... }
+ */
+export function parseSelectionFlags(values: Record<string, string | boolean | undefined>): ExportSelection {
+  const query: Record<string, string | undefined> = {};
+  for (const [flag, key] of Object.entries(QUERY_KEYS)) {
+    const value = values[flag];
+    if (value !== undefined) query[key] = String(value);
+  }
+  if (values['no-std-norm'] === true) query.normalizeStd = 'false';
+  try {
+    return parseExportQuery(query);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

@@ -1,0 +1,109 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { ExportDatasetResult } from '../../export/export-dataset.js';
+import { TRAINER_FORMATS } from '../../trainer-adapters/index.js';
+import { createProgressBar } from '../progress-bar.js';
+import { UsageError } from '../usage-error.js';
+import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags } from './export-selection-flags.js';
+import { openStoreForReading } from './sessions.js';
+
+const formatList = (): string =>
+  TRAINER_FORMATS.map((entry) => `  ${entry.format.padEnd(13)}${entry.description}${entry.shapes === undefined ? '' : ` (--shape ${entry.shapes.join('|')}, default ${entry.defaultShape})`}`).join('\n');
+
+export const EXPORT_HELP = (): string => `Usage: tokentap export --db FILE --format NAME --out PATH [options]
+
+Streams reconstructed training samples into one dataset file (docs/export.md, docs/formats.md). The file type
+comes from --out: .jsonl or .parquet. Memory stays bounded (one group at a time); the file appears only when
+complete. Prints a summary: sessions, groups, samples, tokens, trained tokens, and what was dropped and why.
+
+  --db FILE            database (default ./tokentap.db, or TOKENTAP_DB)
+  --format NAME        one of the formats below
+  --shape NAME         the format's shape, where it has several
+  --out PATH           the file to write (.jsonl or .parquet)
+  --force              replace PATH if it exists (refused otherwise)
+  --model-dir DIR      the served model's folder (or "qwen3"): tokenizer and chat-template hashes go into the
+                       file's provenance (otherwise "unknown")
+  --quiet              no summary (errors still go to stderr)
+${EXPORT_SELECTION_HELP}
+Formats:
+${formatList()}
+`;
+
+/** `tokentap export` */
+export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const options = {
+    ...EXPORT_SELECTION_OPTIONS,
+    db: { type: 'string' },
+    format: { type: 'string' },
+    shape: { type: 'string' },
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+    'model-dir': { type: 'string' },
+    quiet: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  const { values } = parseArgs({ args, options, strict: true });
+  if (values.help) {
+    process.stdout.write(EXPORT_HELP());
+    return 0;
+  }
+  if (values.format === undefined) throw new UsageError(`give --format NAME\n\nFormats:\n${formatList()}`);
+  if (values.out === undefined) throw new UsageError('give --out PATH (.jsonl or .parquet)');
+  if (existsSync(values.out) && values.force !== true) throw new UsageError(`${values.out} exists: give --force to replace it`);
+  const selection = parseSelectionFlags(values);
+  const modelDir = await resolveModelDir(values['model-dir']);
+  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  const bar = createProgressBar(process.stderr, 'sessions');
+  const started = performance.now();
+  try {
+    const { exportDataset } = await import('../../export/export-dataset.js');
+    const result = await exportDataset(store, {
+      ...selection,
+      format: values.format,
+      out: values.out,
+      ...(values.shape === undefined ? {} : { shape: values.shape }),
+      ...(values.force === undefined ? {} : { force: values.force }),
+      ...(modelDir === undefined ? {} : { modelDir }),
+      onProgress: ({ sessionsDone, sessionsTotal }) => bar.update(sessionsDone, sessionsTotal),
+    }).catch((error: unknown) => {
+      throw error instanceof TypeError ? new UsageError(error.message) : error;
+    });
+    bar.finish();
+    if (values.quiet !== true) process.stdout.write(formatExportSummary(result, (performance.now() - started) / 1000));
+    return 0;
+  } finally {
+    bar.finish();
+    store.close();
+  }
+}
+
+async function resolveModelDir(value: string | undefined): Promise<string | undefined> {
+  if (value !== 'qwen3') return value;
+  const { qwen3TokenizerDir } = await import('../../reconstruct/tokenizer/load-hf-tokenizer.js');
+  return qwen3TokenizerDir();
+}
+
+/**
+ * The summary `tokentap export` prints.
+ *
+ * @example formatExportSummary(result, 2.5) // 'wrote train.parquet (verl): 812 samples ...'
+ */
+export function formatExportSummary(result: ExportDatasetResult, seconds: number): string {
+  const { summary } = result;
+  const megabytes = summary.bytes / 1e6;
+  const lines = [
+    `wrote ${result.path}: ${megabytes.toFixed(2)} MB in ${seconds.toFixed(1)} s (${(megabytes / Math.max(seconds, 1e-3)).toFixed(1)} MB/s)`,
+    `  sessions ${summary.sessions}, groups ${summary.groups}, samples ${summary.samples}`,
+    `  tokens ${summary.tokens}, trained ${summary.trainedTokens}${summary.tokens > 0 ? ` (${((100 * summary.trainedTokens) / summary.tokens).toFixed(1)}%)` : ''}`,
+    `  dropped: ${formatCounts(summary.dropped)}`,
+    `  calls with no sample: ${formatCounts(summary.skippedCalls)}`,
+    `  chain breaks: ${formatCounts(summary.drift)}`,
+    `  tokenizer ${result.provenance.tokenizer_hash}, chat template ${result.provenance.chat_template_hash}`,
+  ];
+  return lines.join('\n') + '\n';
+}
+
+function formatCounts(counts: Record<string, number>): string {
+  const entries = Object.entries(counts).filter(([, count]) => count > 0);
+  return entries.length === 0 ? 'none' : entries.map(([reason, count]) => `${reason} ${count}`).join(', ');
+}

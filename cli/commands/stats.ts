@@ -1,0 +1,34 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../usage-error.js';
+import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags } from './export-selection-flags.js';
+import { openStoreForReading } from './sessions.js';
+
+export const STATS_HELP = `Usage: tokentap stats [--db FILE] [--json] [selection]
+
+The shape of the dataset an export with the same selection would write: samples and tokens, the length
+histogram, the reward and advantage distribution, statuses, faithfulness, chain breaks by kind, policy versions.
+
+  --db FILE            database (default ./tokentap.db, or TOKENTAP_DB)
+  --json               one JSON object instead of the table
+${EXPORT_SELECTION_HELP}`;
+
+/** `tokentap stats` */
+export async function runStats(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const options = { ...EXPORT_SELECTION_OPTIONS, db: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
+  if (values.help) {
+    process.stdout.write(STATS_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const selection = parseSelectionFlags(values);
+  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  try {
+    const { computeDatasetStats, formatDatasetStats } = await import('../../export/dataset-stats.js');
+    const stats = computeDatasetStats(store, selection);
+    process.stdout.write(values.json === true ? JSON.stringify(stats) + '\n' : formatDatasetStats(stats));
+    return 0;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,89 @@
+import type { Store } from '../store/index.js';
+import { readConversation } from '../trainer-adapters/conversation/read-conversation.js';
+import { createTrainerAdapter } from '../trainer-adapters/index.js';
+import { isAdapterSkip } from '../trainer-adapters/trainer-adapter.js';
+import type { ExportSelection, ExportSummary } from './export-options.js';
+import { readExportProvenance, type ExportProvenance } from './export-provenance.js';
+import { createExportSummary, exportSamples, type ExportSamplesOptions } from './export-samples.js';
+import { createRecordWriter } from './writers/record-writer.js';
+
+export interface ExportDatasetOptions extends ExportSelection {
+  /** a trainer format (TRAINER_FORMATS), e.g. `verl` */
+  format: string;
+  /** the format's shape, for formats with several */
+  shape?: string;
+  /** `.jsonl` or `.parquet`: the file type comes from the extension */
+  out: string;
+  /** replace an existing file (otherwise refused) */
+  force?: boolean;
+  /** the model folder served (tokenizer.json, chat template): hashed into the file's provenance */
+  modelDir?: string;
+  onProgress?: ExportSamplesOptions['onProgress'];
+}
+
+export interface ExportDatasetResult {
+  path: string;
+  summary: ExportSummary;
+  provenance: ExportProvenance;
+}
+
+/**
+ * Streams the chosen samples of a store into one dataset file in a trainer's format: one group in memory at a
+ * time, written to a temp file renamed into place at the end (an interrupted export leaves no partial dataset).
+ * Samples the format cannot hold are counted in `summary.dropped` under the adapter's reason.
+ *
+ * @example
+ * const { summary } = await exportDataset(store, { format: 'verl', out: 'train.parquet', filters: { split: 'train' } });
+ */
+export async function exportDataset(store: Store, options: ExportDatasetOptions): Promise<ExportDatasetResult> {
+  const adapter = createTrainerAdapter(options.format, options.shape === undefined ? {} : { shape: options.shape });
+  const provenance = readExportProvenance(options.modelDir === undefined ? {} : { modelDir: options.modelDir });
+  const summary = createExportSummary();
+  const writer = createRecordWriter({
+    path: options.out,
+    columns: adapter.columns,
+    metadata: {
+      ...provenance,
+      format: adapter.format,
+      shape: adapter.shape ?? '',
+      strategy: options.strategy ?? 'merge',
+      advantage: JSON.stringify(options.advantage ?? {}),
+      filters: JSON.stringify(options.filters ?? {}),
+    },
+    ...(adapter.toJson === undefined ? {} : { toJson: adapter.toJson.bind(adapter) }),
+    ...(options.force === undefined ? {} : { force: options.force }),
+  });
+  try {
+    const samples = exportSamples(store, {
+      ...options,
+      adapter,
+      summary,
+      readConversation,
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    });
+    for (const exportSample of samples) {
+      const row = adapter.toRow(exportSample);
+      if (isAdapterSkip(row)) {
+        uncount(summary, exportSample.sample, row.skip);
+        continue;
+      }
+      await writer.write(row);
+    }
+    const written = await writer.close();
+    summary.bytes = written.bytes;
+    return { path: written.path, summary, provenance };
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+}
+
+/** A sample the pipeline counted but the format could not hold: moved from the totals to `dropped`. */
+function uncount(summary: ExportSummary, sample: { tokens: Int32Array; lossMask: Uint8Array }, reason: string): void {
+  summary.samples -= 1;
+  summary.tokens -= sample.tokens.length;
+  let trained = 0;
+  for (const bit of sample.lossMask) trained += bit;
+  summary.trainedTokens -= trained;
+  summary.dropped[reason] = (summary.dropped[reason] ?? 0) + 1;
+}
