@@ -55,7 +55,7 @@ function tokenRange(bin: HistogramBin): string {
   return bin.to - bin.from <= 1 ? String(bin.from) : `${bin.from}-${bin.to - 1}`;
 }
 
-/** Four significant digits, no trailing zeros. */
+/** Four significant digits, no trailing zeros; rounding noise (a group's advantages summing to 1e-17) shows as 0. */
 function number(value: number): string {
-  return String(Number(value.toPrecision(4)));
+  return Math.abs(value) < 1e-12 ? '0' : String(Number(value.toPrecision(4)));
 }
