@@ -11,6 +11,7 @@ Commands:
   diagnose      explain where and why a session's calls do not merge into one sample
   export        write training samples as a dataset for a trainer (verl, slime, TRL, ...; JSONL or Parquet)
   stats         the shape of the dataset an export would write (lengths, rewards, drift)
+  migrate       bring a database written by an older tokentap to this version's schema
 
 Run tokentap <command> --help for a command's options.
 Exit codes: 0 success, 1 failure, 2 bad usage or configuration.
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   diagnose: async (args) => (await import('./commands/diagnose.js')).runDiagnose(args, process.env),
   export: async (args) => (await import('./commands/export.js')).runExport(args, process.env),
   stats: async (args) => (await import('./commands/stats.js')).runStats(args, process.env),
+  migrate: async (args) => (await import('./commands/migrate.js')).runMigrate(args, process.env),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
-import { openStore } from '../../store/index.js';
+import { isStoreError, openStore } from '../../store/index.js';
 import { formatTable } from '../format-table.js';
 import { UsageError } from '../usage-error.js';
 
@@ -12,10 +12,20 @@ Lists recorded sessions, newest first: calls, tokens and call status counts.
   --json        one JSON object per line instead of a table
 `;
 
-/** Opens a database for reading, refusing a path that does not exist (rather than creating an empty one). */
+/**
+ * Opens a database for reading, refusing a path that does not exist (rather than creating an empty one) and one
+ * written by an older tokentap (reading never migrates: `tokentap migrate` does, as `serve` does on start).
+ */
 export function openStoreForReading(db: string): ReturnType<typeof openStore> {
   if (!existsSync(db)) throw new UsageError(`no database at ${db} (give --db FILE)`);
-  return openStore({ path: db, readonly: true });
+  try {
+    return openStore({ path: db, readonly: true });
+  } catch (error) {
+    if (isStoreError(error) && error.code === 'STORE_SCHEMA_OUTDATED') {
+      throw new UsageError(`${error.message}: run \`tokentap migrate --db ${db}\` (or start \`tokentap serve\` on it) first`);
+    }
+    throw error;
+  }
 }
 
 function formatStatusCounts(counts: Record<string, number | undefined>): string {

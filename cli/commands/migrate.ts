@@ -1,0 +1,25 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { LATEST_SCHEMA_VERSION, openStore } from '../../store/index.js';
+import { UsageError } from '../usage-error.js';
+
+export const MIGRATE_HELP = `Usage: tokentap migrate [--db FILE]
+
+Brings a database written by an older tokentap to this version's schema (migrations only add; nothing is
+rewritten). \`serve\` does the same on start; reading commands (show, export, stats, ...) never migrate.
+  --db FILE     database (default ./tokentap.db, or TOKENTAP_DB)
+`;
+
+/** `tokentap migrate` */
+export function runMigrate(args: string[], env: NodeJS.ProcessEnv): number {
+  const { values } = parseArgs({ args, options: { db: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write(MIGRATE_HELP);
+    return 0;
+  }
+  const db = values.db ?? env.TOKENTAP_DB ?? './tokentap.db';
+  if (!existsSync(db)) throw new UsageError(`no database at ${db} (give --db FILE)`);
+  openStore({ path: db }).close();
+  process.stdout.write(`${db}: schema version ${LATEST_SCHEMA_VERSION}\n`);
+  return 0;
+}
