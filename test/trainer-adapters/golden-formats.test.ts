@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconstructSessionReport } from '../../reconstruct/reconstruct-session.js';
 import { verifySample } from '../../reconstruct/verify-sample.js';
-import { createTrainerAdapter, type ExportRow } from '../../trainer-adapters/index.js';
+import { createTrainerAdapter, TRAINER_FORMATS, type ExportRow } from '../../trainer-adapters/index.js';
+import { expectParquetRoundTrip } from './expect-parquet-round-trip.js';
 import { expectRowMatchesColumns } from './expect-row-matches-columns.js';
 import { exportRows, recordGoldenExport, type GoldenExport, type GoldenRow } from './record-golden-export.js';
 
@@ -57,6 +58,7 @@ function formatRows(format: string, shape: string | undefined, expectedRollouts:
 }
 
 const REWARDED_ROLLOUTS = 6;
+const TOKEN_FORMATS = ['jsonl', 'parquet', 'verl', 'slime', 'openrlhf', 'trl-grpo', 'tinker', 'skyrl'];
 
 describe('token-level formats on recorded tool sessions', () => {
   it('generic: every sample (the failed one too) with its tokens, mask, logprobs, reward and advantage', () => {
@@ -164,6 +166,18 @@ describe('token-level formats on recorded tool sessions', () => {
   it('skyrl sft: exactly input_ids and the full-length loss mask of each sample', () => {
     for (const { item, row } of formatRows('skyrl', 'sft', REWARDED_ROLLOUTS)) {
       expect(row).toEqual({ input_ids: item.sample.tokens, loss_mask: item.sample.lossMask } satisfies ExportRow);
+    }
+  });
+
+  it('every format and shape written to Parquet reads back in DuckDB value for value, with list<int32>/list<uint8>/list<float> types', async () => {
+    const formats = TRAINER_FORMATS.filter((entry) => TOKEN_FORMATS.includes(entry.format));
+    for (const entry of formats) {
+      for (const shape of entry.shapes ?? [undefined]) {
+        const adapter = createTrainerAdapter(entry.format, shape === undefined ? {} : { shape });
+        const rows = exportRows(golden, adapter, { includeFailed: !adapter.needs.reward }).map(({ row }) => row);
+        expect(rows.length).toBeGreaterThanOrEqual(7);
+        await expectParquetRoundTrip(adapter, rows, `${golden.fixture.dir}/${entry.format}-${shape ?? 'rows'}.parquet`);
+      }
     }
   });
 });
