@@ -99,6 +99,15 @@ function camelCase(key: string): string {
 }
 
 /**
+ * Whether parseExportQuery reads this key (in either spelling): callers that refuse unknown keys ask it.
+ *
+ * @example isExportQueryKey('reward-min') // true
+ */
+export function isExportQueryKey(key: string): boolean {
+  return EXPORT_QUERY_KEYS.includes(camelCase(key));
+}
+
+/**
  * Parses the export filters, advantage options and strategy shared by `tokentap export` and the pull API
  * (`GET /tokentap/v1/batches`), from flat option values; other keys are left to the caller. Throws a TypeError
  * naming each bad option (the CLI exits 2 with it, the pull API answers 400).

@@ -1,12 +1,15 @@
 // The trainer-format registry: every `--format` tokentap can export, and the one way to build its adapter.
 import { JSONL_FORMAT, PARQUET_FORMAT } from './generic/generic-adapter.js';
 import { OPENRLHF_FORMAT } from './openrlhf/openrlhf-adapter.js';
+import { SFT_MESSAGES_FORMAT } from './sft-messages/sft-messages-adapter.js';
+import { SHAREGPT_FORMAT } from './sharegpt/sharegpt-adapter.js';
 import { SKYRL_FORMAT } from './skyrl/skyrl-adapter.js';
 import { SLIME_FORMAT } from './slime/slime-adapter.js';
 import { TINKER_FORMAT } from './tinker/tinker-adapter.js';
 import type { TrainerAdapter } from './trainer-adapter.js';
 import type { TrainerFormat, TrainerFormatInfo } from './trainer-format.js';
 import { TRL_GRPO_FORMAT } from './trl-grpo/trl-grpo-adapter.js';
+import { TRL_SFT_FORMAT } from './trl-sft/trl-sft-adapter.js';
 import { VERL_FORMAT } from './verl/verl-adapter.js';
 
 export type { AdapterNeeds, AdapterSkip, ColumnSpec, ColumnType, ExportRow, TrainerAdapter } from './trainer-adapter.js';
@@ -26,6 +29,9 @@ const FORMATS: readonly TrainerFormat[] = [
   TINKER_FORMAT,
   SKYRL_FORMAT,
   // chat-text (SFT) formats
+  TRL_SFT_FORMAT,
+  SFT_MESSAGES_FORMAT,
+  SHAREGPT_FORMAT,
 ];
 
 /**

@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import { setAdminErrorHandler } from './admin-error-handler.js';
+import { registerBatchRoutes } from './batch-routes.js';
 import { registerControlRoutes } from './control-routes.js';
 import { registerEventStreamRoute } from './event-stream-route.js';
 import { registerSessionRoutes } from './session-routes.js';
@@ -34,6 +35,7 @@ export function registerAdminApi(app: FastifyInstance, context: GatewayContext):
     registerSessionRoutes(scope, context);
     registerControlRoutes(scope, context);
     registerEventStreamRoute(scope, context);
+    registerBatchRoutes(scope, context);
     scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }, { prefix: ADMIN_PREFIX });
 }

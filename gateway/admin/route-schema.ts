@@ -36,6 +36,17 @@ const gatewayState = z.object({
   held: z.number().int(), drained: z.boolean().optional(),
 });
 
+const exportSummary = z.object({
+  sessions: z.number().int(), groups: z.number().int(), samples: z.number().int(), tokens: z.number().int(), trainedTokens: z.number().int(),
+  dropped: z.record(z.string(), z.number()), skippedCalls: z.record(z.string(), z.number()), drift: z.record(z.string(), z.number()), bytes: z.number().int(),
+});
+
+const pulledBatch = z.object({
+  batchId: z.string(), consumer: z.string(), leaseExpiresAt: z.number().describe('ms since the epoch; acknowledge before it'),
+  format: z.string(), shape: z.string().nullable(), groups: z.array(z.string()).describe('the leased group ids, oldest completion first'),
+  rows: z.array(z.unknown()).describe('the format rows (JSONL form), group-contiguous'), summary: exportSummary,
+});
+
 export const RESPONSES = {
   session: sessionInfo,
   createdSession: z.object({
@@ -49,6 +60,9 @@ export const RESPONSES = {
   state: gatewayState,
   policyVersion: z.object({ version: z.string().nullable(), setAt: z.number().nullable() }),
   error: z.object({ error: z.object({ code: z.string(), message: z.string() }) }),
+  batch: pulledBatch,
+  batchAck: z.object({ batchId: z.string(), consumer: z.string(), groups: z.array(z.string()), ackedAt: z.number() }),
+  batchRelease: z.object({ batchId: z.string(), consumer: z.string(), groups: z.array(z.string()), released: z.literal(true) }),
 } as const;
 
 export interface RouteDoc {
