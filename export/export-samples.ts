@@ -4,7 +4,7 @@ import type { TrainerAdapter } from '../trainer-adapters/trainer-adapter.js';
 import { createSampleFilter, trainedPolicyVersions } from './create-sample-filter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
 import { createExportSummary } from './export-summary.js';
-import { exportUnit, type ExportedRollout, type ExportUnitSource, type KeptSample } from './export-unit.js';
+import { exportUnit, type ExportedRollout, type ExportUnitOptions, type ExportUnitSource, type KeptSample } from './export-unit.js';
 import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
 
 export { createExportSummary } from './export-summary.js';
@@ -38,7 +38,7 @@ export interface ExportSamplesOptions extends ExportSelection {
  * }
  * console.log(summary.samples, summary.dropped); // 5 { status_failed: 1 }
  */
-export function* exportSamples(store: ExportSource, options: ExportSamplesOptions): Generator<ExportSample> {
+export function exportSamples(store: ExportSource, options: ExportSamplesOptions): Generator<ExportSample> {
   const needs = options.adapter?.needs;
   if (needs?.conversation === true && options.readConversation === undefined) {
     throw new TypeError('this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)');
@@ -46,7 +46,7 @@ export function* exportSamples(store: ExportSource, options: ExportSamplesOption
   const summary = options.summary ?? createExportSummary();
   const filters = options.filters ?? {};
   const policyHistory = filters.maxStaleness === undefined ? [] : store.listPolicyVersions();
-  const unitOptions = {
+  const unitOptions: ExportUnitOptions = {
     strategy: options.strategy ?? 'merge',
     filters,
     advantage: options.advantage ?? {},
@@ -54,7 +54,12 @@ export function* exportSamples(store: ExportSource, options: ExportSamplesOption
     summary,
     ...(needs?.conversation === true ? { readConversation: options.readConversation } : {}),
   };
-  const { sessionsTotal, units } = selectExportUnits(store, { filters, groupIds: options.groupIds });
+  return streamUnits(store, options, unitOptions, summary);
+}
+
+/** The lazy part of exportSamples: options were checked when it was called, units are read as samples are asked for. */
+function* streamUnits(store: ExportSource, options: ExportSamplesOptions, unitOptions: ExportUnitOptions, summary: ExportSummary): Generator<ExportSample> {
+  const { sessionsTotal, units } = selectExportUnits(store, { filters: unitOptions.filters, groupIds: options.groupIds });
   const position = { index: 0, groupIndex: 0, rolloutIndex: 0 };
   let sessionsDone = 0;
   for (const unit of units) {

@@ -207,7 +207,8 @@ describe('exportSamples sample-level filters', () => {
 
   it('conversations come from the last call of each sample; none drops the sample as no_conversation', () => {
     const adapter = { needs: { reward: false, advantage: false, conversation: true } };
-    expect(() => [...exportSamples(store, { adapter })]).toThrow(TypeError);
+    // refused when called, before any sample is asked for
+    expect(() => exportSamples(store, { adapter })).toThrow(TypeError);
     const seen: unknown[] = [];
     const { items } = exportAll({
       adapter,
