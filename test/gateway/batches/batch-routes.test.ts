@@ -46,6 +46,16 @@ describe('GET /tokentap/v1/batches', () => {
     expect(batch.body.summary).toMatchObject({ groups: 2, sessions: 4, samples: 4 });
   });
 
+  it('serves a format in its JSONL form: chat-text rows read from the stored bodies, Tinker as nested Datums', async () => {
+    const gateway = await start();
+    await runGroup(gateway, 'task-a', [1]);
+    const sft = (await pull(gateway, { format: 'sft-messages', waitMs: '0' })).body;
+    expect(sft.rows).toEqual([{ messages: [{ role: 'user', content: 'task task-a' }, { role: 'assistant', content: 'The answer is 4.' }] }]);
+    await api(gateway, 'POST', `/batches/${sft.batchId}/release`, { body: {} });
+    const [datum] = (await pull(gateway, { format: 'tinker', waitMs: '0' })).body.rows as Array<{ model_input: unknown; loss_fn_inputs: unknown }>;
+    expect(Object.keys(datum ?? {})).toEqual(['model_input', 'loss_fn_inputs']);
+  });
+
   it('answers 204 when waitMs passes before minGroups groups are complete', async () => {
     const gateway = await start();
     await runGroup(gateway, 'task-a', [1]);
