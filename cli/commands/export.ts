@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ExportDatasetResult } from '../../export/export-dataset.js';
+import { ExportPathError } from '../../export/writers/export-path-error.js';
 import { TRAINER_FORMATS } from '../../trainer-adapters/index.js';
 import { createProgressBar } from '../progress-bar.js';
 import { UsageError } from '../usage-error.js';
@@ -66,7 +67,8 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
       ...(modelDir === undefined ? {} : { modelDir }),
       onProgress: ({ sessionsDone, sessionsTotal }) => bar.update(sessionsDone, sessionsTotal),
     }).catch((error: unknown) => {
-      throw error instanceof TypeError ? new UsageError(error.message) : error;
+      // an unknown format or shape (TypeError) or a refused path: how the export was asked for, exit 2
+      throw error instanceof TypeError || error instanceof ExportPathError ? new UsageError(error.message) : error;
     });
     bar.finish();
     if (values.quiet !== true) process.stdout.write(formatExportSummary(result, (performance.now() - started) / 1000));
