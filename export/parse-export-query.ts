@@ -5,10 +5,12 @@ import type { AdvantageOptions, ExportFilters } from './export-options.js';
 /**
  * Option values as a querystring or `node:util` parseArgs gives them: strings (comma lists for arrays), repeated
  * keys as arrays, boolean flags as booleans. Keys are camelCase (`rewardMin`) or kebab-case (`reward-min`).
+ *
+ * @example const values: ExportQueryValues = { split: 'train', tags: 'a,b', 'faithful-only': true };
  */
 export type ExportQueryValues = Readonly<Record<string, string | readonly string[] | boolean | undefined>>;
 
-/** What an export or pull takes besides its format and destination. */
+/** What an export or pull takes besides its format and destination. @example const { filters, advantage, strategy }: ParsedExportQuery = parseExportQuery(values); */
 export interface ParsedExportQuery {
   filters: ExportFilters;
   advantage: AdvantageOptions;
@@ -87,7 +89,7 @@ const exportQuerySchema = z
   .refine((query) => !(query.rewardMin !== undefined && query.rewardMax !== undefined && query.rewardMin > query.rewardMax), { message: 'rewardMin must not exceed rewardMax', path: ['rewardMin'] })
   .refine((query) => !(query.minLength !== undefined && query.maxLength !== undefined && query.minLength > query.maxLength), { message: 'minLength must not exceed maxLength', path: ['minLength'] });
 
-/** The option names parseExportQuery reads (camelCase; each also accepted in kebab-case). */
+/** The option names parseExportQuery reads (camelCase; each also accepted in kebab-case). @example EXPORT_QUERY_KEYS.includes('rewardMin') // true */
 export const EXPORT_QUERY_KEYS: readonly string[] = Object.keys(exportQuerySchema.shape);
 
 const FILTER_KEYS = ['since', 'until', 'tags', 'split', 'sessionIds', 'groupIds', 'rewardMin', 'rewardMax', 'status', 'faithfulOnly', 'minLength', 'maxLength', 'maxStaleness', 'policyVersions'] as const;

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { StoreError } from './store-error.js';
 import type { BatchAckRow, ServableGroupsQuery } from './types.js';
 
+/** The pull API's store queries (open-store.ts exposes them on Store). @example createBatchQueries(database).getBatchAck('b-1') */
 export interface BatchQueries {
   ackGroups(batchId: string, groupIds: readonly string[], consumer: string, at: number): number;
   listServableGroups(query: ServableGroupsQuery): string[];

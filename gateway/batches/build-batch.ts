@@ -4,7 +4,7 @@ import { readConversation } from '../../trainer-adapters/conversation/read-conve
 import { isAdapterSkip, type TrainerAdapter } from '../../trainer-adapters/index.js';
 import { toWireJson } from './to-wire-json.js';
 
-/** What a pull answers besides its lease: the rows of its groups in the format, and what the export did. */
+/** What a pull answers besides its lease: the rows of its groups in the format, and what the export did. @example const { rows, summary }: BatchRows = buildBatch(store, groupIds, adapter, {}); */
 export interface BatchRows {
   rows: unknown[];
   summary: ExportSummary;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServableGroupsQuery, Store } from '../../store/index.js';
 import { TokentapError } from '../errors/tokentap-error.js';
 
-/** What one pull asks for. */
+/** What one pull asks for. @example const request: LeaseRequest = { minGroups: 4, maxGroups: 8, leaseMs: 300_000, consumer: 'trainer-0', filters: { split: 'train' } }; */
 export interface LeaseRequest {
   /** lease only when at least this many groups are servable */
   minGroups: number;
@@ -15,7 +15,11 @@ export interface LeaseRequest {
   filters?: Omit<ServableGroupsQuery, 'limit' | 'excludeIds'>;
 }
 
-/** Groups handed to one consumer until it acknowledges them, releases them, or the lease expires. */
+/**
+ * Groups handed to one consumer until it acknowledges them, releases them, or the lease expires.
+ *
+ * @example const { batchId, groupIds, expiresAt } = pool.tryLease(request) ?? {};
+ */
 export interface Lease {
   batchId: string;
   groupIds: string[];
@@ -24,7 +28,7 @@ export interface Lease {
   expiresAt: number;
 }
 
-/** What an ack answers: the groups it consumed for good. */
+/** What an ack answers: the groups it consumed for good. @example const { groupIds, ackedAt }: AckResult = pool.ack(batchId); */
 export interface AckResult {
   batchId: string;
   groupIds: string[];

@@ -6,7 +6,12 @@ import { TokentapError } from '../errors/tokentap-error.js';
 import { idSchema, parseInput } from '../rollouts/rollout-schemas.js';
 import type { LeaseRequest } from './lease-pool.js';
 
-/** A long poll waits at most this long (then answers 204); a proxy in between must allow it. */
+/**
+ * Bounds and defaults of a pull (docs/export.md, "Online pull API"). A long poll waits at most MAX_WAIT_MS (then
+ * answers 204); a proxy in between must allow it.
+ *
+ * @example if (waitMs > MAX_WAIT_MS) refuse();
+ */
 export const MAX_WAIT_MS = 60_000;
 export const DEFAULT_WAIT_MS = 30_000;
 /** Leases last between these bounds; a lease longer than a training step only delays redelivery after a crash. */
@@ -17,7 +22,7 @@ export const MAX_GROUPS_PER_BATCH = 1000;
 
 const count = (max: number) => z.coerce.number().int().min(1).max(max);
 
-/** The pull's own parameters; every other key must be an export option (parseExportQuery). */
+/** The pull's own parameters; every other key must be an export option (parseExportQuery). @example batchPullSchema.parse({ format: 'verl', minGroups: '8' }) */
 export const batchPullSchema = z.strictObject({
   /** a trainer format (TRAINER_FORMATS), e.g. `verl` */
   format: z.string().min(1).max(100),
@@ -35,10 +40,10 @@ export const batchPullSchema = z.strictObject({
   consumer: idSchema.default('default'),
 });
 
-/** The route schema's querystring, for the OpenAPI document: the pull's own keys (export options come on top). */
+/** The route schema's querystring, for the OpenAPI document: the pull's own keys (export options come on top). @example routeSchema({ querystring: batchPullQueryDoc, ... }) */
 export const batchPullQueryDoc = batchPullSchema.partial().extend({ format: batchPullSchema.shape.format });
 
-/** A parsed pull: what to lease and how to turn the leased groups into rows. */
+/** A parsed pull: what to lease and how to turn the leased groups into rows. @example const { lease, waitMs, adapter, selection }: BatchPull = parseBatchPull(request.query); */
 export interface BatchPull {
   lease: LeaseRequest;
   waitMs: number;

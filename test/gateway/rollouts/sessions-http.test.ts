@@ -71,6 +71,7 @@ describe('POST /tokentap/v1/sessions', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.openapi).toBe('3.0.3');
     expect(Object.keys(answer.body.paths).sort()).toEqual([
+      '/tokentap/v1/batches', '/tokentap/v1/batches/{batchId}/ack', '/tokentap/v1/batches/{batchId}/release',
       '/tokentap/v1/events', '/tokentap/v1/groups', '/tokentap/v1/groups/{groupId}', '/tokentap/v1/pause', '/tokentap/v1/policy-version',
       '/tokentap/v1/resume', '/tokentap/v1/sessions', '/tokentap/v1/sessions/{sessionId}', '/tokentap/v1/sessions/{sessionId}/end',
       '/tokentap/v1/sessions/{sessionId}/reward', '/tokentap/v1/sessions/{sessionId}/rewards', '/tokentap/v1/state',
