@@ -3,14 +3,16 @@
  * tokenizer and chat template), the tokentap gateway in front of it, opens a rollout session with
  * `gateway.createSession()` and runs a small tool-using agent on the official `openai` client in it (its base URL
  * and key come from the session); then rewards and ends the session, prints the recorded trajectory and its
- * training sample (token-faithful mode: one verified sample for the whole trajectory), and writes the calls' token rows to `tokentap-demo-calls.jsonl`.
+ * training sample (token-faithful mode: one verified sample for the whole trajectory), and exports it as a verl
+ * dataset, `tokentap-demo.verl.parquet` (what `tokentap export --format verl` writes; docs/export.md).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createGateway, createSimBackend, reconstructSession, verifySample, type SimScript, type Store } from '../index.js';
 import { loadHfTokenizer, qwen3TokenizerDir } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { exportDataset } from '../export/export-dataset.js';
 import { runToolAgent } from './tool-agent.js';
 
 const SESSION = 'demo-1';
@@ -28,7 +30,7 @@ const DEMO_SCRIPT: SimScript = {
 export interface DemoOptions {
   /** the database to write (removed first); default `tokentap-demo.db` */
   db?: string;
-  /** the JSONL file of call token rows; default `tokentap-demo-calls.jsonl` */
+  /** the dataset file (verl rows, `.parquet` or `.jsonl`); default `tokentap-demo.verl.parquet` */
   exportPath?: string;
   /** where lines go; default stdout */
   print?: (line: string) => void;
@@ -41,11 +43,11 @@ function removeDatabase(path: string): void {
 /**
  * Runs the demo; resolves with the session's reward once everything is printed and closed.
  *
- * @example await runDemo({ db: '/tmp/demo.db', exportPath: '/tmp/calls.jsonl', print: console.log });
+ * @example await runDemo({ db: '/tmp/demo.db', exportPath: '/tmp/demo.verl.parquet', print: console.log });
  */
 export async function runDemo(options: DemoOptions = {}): Promise<{ reward: number; calls: number }> {
   const db = options.db ?? 'tokentap-demo.db';
-  const exportPath = options.exportPath ?? 'tokentap-demo-calls.jsonl';
+  const exportPath = options.exportPath ?? 'tokentap-demo.verl.parquet';
   const print = options.print ?? ((line: string) => void process.stdout.write(line + '\n'));
   removeDatabase(db);
   const sim = await createSimBackend({ script: DEMO_SCRIPT, acceptAnyModel: true });
@@ -64,20 +66,21 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ reward: numb
     const reward = readFileSync(join(workdir, 'hello.py'), 'utf8') === EXPECTED_FILE ? 1 : 0;
     await session.reward(reward);
     await session.end('completed');
-    const calls = await printTrajectory(gateway.store, exportPath, print);
+    const calls = await printTrajectory(gateway.store, print);
+    const { summary } = await exportDataset(gateway.store, { format: 'verl', out: exportPath, force: true, modelDir: qwen3TokenizerDir() });
+    print(`\nexported ${summary.samples} verl sample (${summary.tokens} tokens, ${summary.trainedTokens} trained) to ${exportPath}`);
     return { reward, calls };
   } finally {
     await gateway.close();
     await sim.close();
     rmSync(workdir, { recursive: true, force: true });
-    print(`\ninspect it yourself:\n  npx tokentap sessions --db ${db}\n  npx tokentap show ${SESSION} --db ${db}`);
+    print(`\ninspect it yourself:\n  npx tokentap sessions --db ${db}\n  npx tokentap show ${SESSION} --db ${db}\n  npx tokentap export --db ${db} --format slime --out demo.slime.jsonl`);
   }
 }
 
-async function printTrajectory(store: Store, exportPath: string, print: (line: string) => void): Promise<number> {
+async function printTrajectory(store: Store, print: (line: string) => void): Promise<number> {
   const tokenizer = await loadHfTokenizer(qwen3TokenizerDir());
   const calls = store.listCalls(SESSION);
-  const rows: string[] = [];
   print(`recorded trajectory of session ${SESSION}: ${calls.length} calls`);
   for (const call of calls) {
     const prompt = Array.from(call.promptTokenIds ?? []);
@@ -88,10 +91,8 @@ async function printTrajectory(store: Store, exportPath: string, print: (line: s
     print(`  prompt tail   ${JSON.stringify(tokenizer.decode(prompt.slice(-12)))}`);
     print(`  sampled text  ${JSON.stringify(tokenizer.decode(completion))}`);
     print(`  sampled ids   [${completion.slice(0, 12).join(', ')}${completion.length > 12 ? ', ...' : ''}]`);
-    rows.push(JSON.stringify({ session_id: call.sessionId, seq: call.seq, call_id: call.id, status: call.status, prompt_token_ids: prompt, completion_token_ids: completion, completion_logprobs: logprobs, finish_reason: call.finishReason }));
   }
-  writeFileSync(exportPath, rows.join('\n') + '\n');
-  print(`\nwrote ${rows.length} call rows (prompt ids, sampled ids, logprobs) to ${exportPath}`);
+  print('');
   for (const sample of reconstructSession(store, SESSION)) {
     const trained = sample.lossMask.reduce((sum, bit) => sum + bit, 0);
     const verdict = verifySample(sample, calls.filter((call) => sample.callIds.includes(call.id)));

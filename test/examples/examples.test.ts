@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { runDemo } from '../../examples/demo.js';
 import { runGrpoExample } from '../../examples/grpo-rollouts.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { readParquetWithDuckDb } from '../helpers/read-parquet-with-duckdb.js';
 
 let temp: ReturnType<typeof makeTempDir> | undefined;
 afterEach(() => temp?.remove());
@@ -11,12 +12,16 @@ describe('examples', () => {
   it('demo: the tool agent runs in a session from createSession, is rewarded, and its sample carries the reward', async () => {
     temp = makeTempDir();
     const lines: string[] = [];
-    const result = await runDemo({ db: temp.file('demo.db'), exportPath: temp.file('calls.jsonl'), print: (line) => lines.push(line) });
+    const result = await runDemo({ db: temp.file('demo.db'), exportPath: temp.file('demo.verl.parquet'), print: (line) => lines.push(line) });
     expect(result).toEqual({ reward: 1, calls: 3 });
     // token-faithful mode: the three turns merge into one verified sample despite Qwen3 dropping earlier <think>
     expect(lines.join('\n')).toMatch(/training sample 0: \d+ tokens, \d+ trained, 3 calls merged, reward 1, status completed, verified true/);
     expect(lines.join('\n')).not.toMatch(/training sample 1:/);
-    expect(readFileSync(temp.file('calls.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+    // the export: one verl row, its prompt + response the merged sample, the reward on it
+    const { rows } = await readParquetWithDuckDb(temp.file('demo.verl.parquet'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ reward: 1, num_turns: 3 });
+    expect((rows[0]!.response_mask as number[]).length).toBe((rows[0]!.response_ids as number[]).length);
     expect(existsSync(temp.file('demo.db'))).toBe(true);
   });
 
