@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionMessageToolCall, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { createGateway, createSimBackend, iterateSamples, type GroupInfo, type RolloutApi, type RolloutSession, type Sample, type SimScript, type Store } from '../index.js';
+import { createGateway, createSimBackend, type GroupInfo, type RolloutApi, type RolloutSession, type Sample, type SimScript, type Store } from '../index.js';
+import { exportSamples } from '../export/export-samples.js';
 
 export const TASK = { id: 'add-17-25', prompt: 'What is 17 + 25? Use the calculator, then answer with the number only.', answer: '42' };
 
@@ -91,23 +92,21 @@ export async function runGroup(api: RolloutApi, options: { groupId: string; size
   return api.waitForGroup(options.groupId);
 }
 
-/** A sample with the advantage GRPO gives its rollout: (reward - group mean) / group std. */
+/** A sample with the advantage GRPO gives its rollout: (reward - group mean) / (group std + 1e-6). */
 export interface ScoredSample {
   sample: Sample;
   advantage: number;
 }
 
 /**
- * The group's training samples, ready for export, with group-normalized advantages.
+ * The group's training samples as the export pipeline hands them to a trainer adapter (docs/export.md): merged,
+ * with GRPO advantages over the group and per-rollout loss weights.
  *
  * @example for (const { sample, advantage } of groupSamples(gateway.store, group)) console.log(sample.reward, advantage);
  */
 export function groupSamples(store: Store, group: GroupInfo): ScoredSample[] {
-  const samples = [...iterateSamples(store, { sessionIds: group.sessions.map((session) => session.id), strategy: 'merge' })];
-  const rewards = group.sessions.map((session) => session.reward ?? 0);
-  const mean = rewards.reduce((sum, reward) => sum + reward, 0) / rewards.length;
-  const std = Math.sqrt(rewards.reduce((sum, reward) => sum + (reward - mean) ** 2, 0) / rewards.length);
-  return samples.map((sample) => ({ sample, advantage: ((sample.reward ?? 0) - mean) / (std + 1e-6) }));
+  const exported = exportSamples(store, { filters: { groupIds: [group.id] }, strategy: 'merge', advantage: { estimator: 'grpo' } });
+  return [...exported].map(({ sample, advantage }) => ({ sample, advantage: advantage ?? 0 }));
 }
 
 /**
