@@ -16,3 +16,8 @@ export { selectExportUnits, DEFAULT_UNIT_PAGE, type ExportUnit } from './select-
 export { newestPolicyVersions } from './newest-policy-versions.js';
 export { computeDatasetStats, type DatasetStats, type Distribution, type HistogramBin } from './dataset-stats.js';
 export { formatDatasetStats } from './format-dataset-stats.js';
+export { exportDataset, type ExportDatasetOptions, type ExportDatasetResult } from './export-dataset.js';
+export { readExportProvenance, tokentapVersion, EXPORT_SCHEMA_VERSION, type ExportProvenance } from './export-provenance.js';
+export { parseExportQuery, type ExportQueryValues, type ParsedExportQuery } from './parse-export-query.js';
+export { createRecordWriter, RECORD_FILE_EXTENSIONS, type RecordWriter, type RecordWriterOptions, type RecordWriterResult } from './writers/record-writer.js';
+export { ExportPathError } from './writers/export-path-error.js';
