@@ -19,7 +19,12 @@ export interface ExportDatasetOptions extends ExportSelection {
   /** the model folder served (tokenizer.json, chat template): hashed into the file's provenance */
   modelDir?: string;
   onProgress?: ExportSamplesOptions['onProgress'];
+  /** stops the export: nothing is left behind (the temp file is removed) and the promise rejects */
+  signal?: AbortSignal;
 }
+
+/** Rows between two turns of the event loop, so a signal (Ctrl-C) is seen while a long export runs. */
+const ROWS_PER_TURN = 64;
 
 export interface ExportDatasetResult {
   path: string;
@@ -61,7 +66,10 @@ export async function exportDataset(store: Store, options: ExportDatasetOptions)
       readConversation,
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
+    let rows = 0;
     for (const exportSample of samples) {
+      if (++rows % ROWS_PER_TURN === 0) await new Promise(setImmediate);
+      options.signal?.throwIfAborted();
       const row = adapter.toRow(exportSample);
       if (isAdapterSkip(row)) {
         uncount(summary, exportSample.sample, row.skip);
@@ -69,6 +77,7 @@ export async function exportDataset(store: Store, options: ExportDatasetOptions)
       }
       await writer.write(row);
     }
+    options.signal?.throwIfAborted();
     const written = await writer.close();
     summary.bytes = written.bytes;
     return { path: written.path, summary, provenance };

@@ -56,6 +56,11 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
   const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
   const bar = createProgressBar(process.stderr, 'sessions');
   const started = performance.now();
+  // Ctrl-C or a kill: stop, remove the temp file, leave no dataset behind
+  const interrupt = new AbortController();
+  const stop = (): void => interrupt.abort(new UsageError('interrupted: nothing was written'));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     const { exportDataset } = await import('../../export/export-dataset.js');
     const result = await exportDataset(store, {
@@ -66,6 +71,7 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
       ...(values.force === undefined ? {} : { force: values.force }),
       ...(modelDir === undefined ? {} : { modelDir }),
       onProgress: ({ sessionsDone, sessionsTotal }) => bar.update(sessionsDone, sessionsTotal),
+      signal: interrupt.signal,
     }).catch((error: unknown) => {
       // an unknown format or shape (TypeError) or a refused path: how the export was asked for, exit 2
       throw error instanceof TypeError || error instanceof ExportPathError ? new UsageError(error.message) : error;
@@ -74,6 +80,8 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
     if (values.quiet !== true) process.stdout.write(formatExportSummary(result, (performance.now() - started) / 1000));
     return 0;
   } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     bar.finish();
     store.close();
   }
