@@ -19,6 +19,11 @@ import { RolloutControl } from './rollouts/rollout-control.js';
 import { createLocalRolloutApi } from './rollouts/local-rollout-api.js';
 import type { RolloutApi } from './rollouts/rollout-api.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
+import { answerClientError } from './security/answer-client-error.js';
+import { answerFrameworkError, MAX_PARAM_LENGTH } from './security/answer-framework-error.js';
+import { registerJsonBodyParser } from './security/json-body-parser.js';
+import { registerRateLimit } from './security/rate-limit.js';
+import { publicBindWarnings } from './security/public-bind-warnings.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** a pino logger to use instead of the one built from `logLevel` */
@@ -66,7 +71,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const store = givenStore ?? openStore({ path: config.db });
   const recovered = store.markInProgressIncomplete();
   if (recovered > 0) logger.warn({ calls: recovered }, 'calls left in progress by an earlier run are marked incomplete');
-  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: true, forceCloseConnections: 'idle' });
+  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: true, forceCloseConnections: 'idle',
+    // requests the HTTP parser refuses (headers over maxHeaderSize, CR/LF in a header) get an error body every client reads
+    http: { maxHeaderSize: config.maxHeaderSize }, clientErrorHandler: answerClientError,
+    // ids up to 128 characters reach the routes' own checks; what the router refuses is answered in protocol shape
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: answerFrameworkError });
   const backend = createVllmBackend({
     backendUrl: config.backendUrl,
     backendKey: config.backendKey,
@@ -106,6 +115,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       await recorder.ready();
       const address = await app.listen({ port: config.port, host: config.host });
       listeningAt = address.replace('://[::1]', '://localhost');
+      for (const warning of publicBindWarnings(config)) logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey, adminToken: config.adminToken !== undefined }, warning);
       return listeningAt;
     },
     close: () => app.close(),
@@ -115,6 +125,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   // every front door speaks JSON: a text/plain body is a client mistake (415), not a string to validate
   app.removeContentTypeParser('text/plain');
+  // invalid UTF-8, nesting past maxJsonDepth and prototype keys are refused before any route reads the body
+  registerJsonBodyParser(app, { maxDepth: context.config.maxJsonDepth });
+  if (context.config.rateLimit !== undefined) registerRateLimit(app, context, context.config.rateLimit);
   app.get('/healthz', async (request, reply) => {
     const { healthy, ...recording } = context.recorder.health();
     // a gateway that can no longer record is not healthy: every call would fail (or go unrecorded)

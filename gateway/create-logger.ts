@@ -1,4 +1,4 @@
-import pino, { type Logger, type LoggerOptions } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /** Header and body paths never written to logs; configured secrets are added by createLogger. */
 export const REDACTED_PATHS = [
@@ -16,6 +16,8 @@ export interface CreateLoggerOptions {
   pretty?: boolean;
   /** values to censor wherever they appear in a logged string (backend key, admin token) */
   secrets?: Array<string | undefined>;
+  /** where lines go instead of stdout (tests read what was logged; ignored with `pretty`, which censors messages only) */
+  destination?: DestinationStream;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface CreateLoggerOptions {
 export function createLogger(options: CreateLoggerOptions): Logger {
   const secrets = (options.secrets ?? []).filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4);
   const censorSecrets = (text: string): string => secrets.reduce((result, secret) => result.split(secret).join('[Redacted]'), text);
-  return pino({
+  const pinoOptions: LoggerOptions = {
     level: options.level,
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     hooks: secrets.length === 0 ? {} : {
@@ -36,5 +38,13 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       },
     },
     ...(options.pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l' } } } : {}),
+  };
+  if (options.pretty) return pino(pinoOptions);
+  const destination = options.destination ?? pino.destination(1);
+  // the hook above sees only message strings: a secret inside a logged object (an error's message, a URL field)
+  // is censored here, in the finished line, as written and as JSON escapes it
+  const written = secrets.flatMap((secret) => [...new Set([secret, JSON.stringify(secret).slice(1, -1)])]);
+  return written.length === 0 ? pino(pinoOptions, destination) : pino(pinoOptions, {
+    write: (line: string) => destination.write(written.reduce((result, secret) => result.split(secret).join('[Redacted]'), line)),
   });
 }

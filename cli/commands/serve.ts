@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createGateway } from '../../gateway/create-gateway.js';
 import { createLogger } from '../../gateway/create-logger.js';
 import { gatewayConfigSchema } from '../../gateway/config/gateway-config.js';
+import { publicBindWarnings } from '../../gateway/security/public-bind-warnings.js';
 import { CONFIG_KEYS, loadConfig, toEnvName, toFlagName } from '../load-config.js';
 import { UsageError } from '../usage-error.js';
 
@@ -12,6 +13,8 @@ const FLAG_HELP: Record<string, string> = {
   port: 'port to listen on, default 4000',
   host: 'address to bind, default 127.0.0.1',
   'body-limit': 'largest request body in bytes, default 67108864 (64 MiB)',
+  'max-header-size': 'largest request line + headers in bytes (more: 431), default 16384',
+  'max-json-depth': 'deepest nesting of a JSON body (deeper: 400), default 512, at most 1000',
   model: 'model name sent to the backend whatever the harness asks (its own is recorded)',
   'top-logprobs': 'top_logprobs recorded per token, default 0',
   'backend-headers-timeout-ms': 'wait for backend response headers, default 600000',
@@ -26,6 +29,7 @@ const FLAG_HELP: Record<string, string> = {
   'log-level': 'fatal|error|warn|info|debug|trace|silent, default info',
   'admin-token': 'bearer token for the rollout API (/tokentap/v1), at least 16 characters; without it that API answers 401',
   'require-session-key': 'refuse model calls without a session key (no implicit path/default sessions), default false',
+  'rate-limit': 'requests per second per session key, admin token or client address, as RATE or RATE,BURST (429 + Retry-After), default off',
   'session-idle-timeout-ms': 'end an open rollout session as aborted after this long without a call (0: never), default 1800000',
   'pause-mode': 'hold | reject: what a pause does to new calls (hold until resume, or 429 + Retry-After), default hold',
   'public-url': 'base URL put in session URLs (behind a proxy), default the address a request came to',
@@ -73,11 +77,8 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
   const gateway = createGateway({ ...config, logger });
   const url = await gateway.listen();
   logger.info({ url, backend: config.backendUrl, db: config.db, rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1` }, `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`);
-  if (config.host !== '127.0.0.1' && config.host !== 'localhost' && config.host !== '::1') {
-    logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey }, config.requireSessionKey
-      ? 'bound to a non-loopback address: only holders of a session key can use the backend through tokentap'
-      : 'bound to a non-loopback address: anyone who can reach it can use the backend through tokentap (see --require-session-key)');
-  }
+  // listen() has logged these as warnings; they go to stderr too, where a person starting it looks (docs/security.md)
+  for (const warning of publicBindWarnings(config)) process.stderr.write(`WARNING: ${warning}\n`);
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       logger.info({ signal }, 'shutting down: no new calls, in-flight calls finish');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rateLimitSetting } from '../security/rate-limit-setting.js';
 
 /**
  * Every setting of the gateway, in one vocabulary: `backendUrl` = `--backend-url` = `TOKENTAP_BACKEND_URL`.
@@ -17,6 +18,10 @@ export const gatewayConfigSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   /** largest request body in bytes (Claude Code contexts exceed fastify's 1 MiB default) */
   bodyLimit: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** largest request head (request line and headers) in bytes; more is answered 431 (Node's own default) */
+  maxHeaderSize: z.coerce.number().int().min(1024).default(16 * 1024),
+  /** deepest nesting of arrays and objects in a JSON body; deeper is refused with 400 before anything else reads it */
+  maxJsonDepth: z.coerce.number().int().min(1).max(1000).default(512),
   /** model name sent to the backend, whatever the harness asks for (its own name is recorded) */
   model: z.string().min(1).optional(),
   /** top_logprobs recorded on every call (0: only the sampled token's logprob) */
@@ -50,6 +55,8 @@ export const gatewayConfigSchema = z.strictObject({
   adminToken: z.string().min(16, 'adminToken must be at least 16 characters').optional(),
   /** refuse model calls without a session key (no implicit path, header or default sessions) */
   requireSessionKey: booleanSetting().default(false),
+  /** requests per second per session key, admin token or client address: `{ requestsPerSecond, burst }` or "5,20"; off when absent */
+  rateLimit: rateLimitSetting().optional(),
   /** ms without a call after which an open rollout session ends as `aborted` (0: never) */
   sessionIdleTimeoutMs: z.coerce.number().int().min(0).default(30 * 60 * 1000),
   /** what `POST /tokentap/v1/pause` does to new calls: hold them until resume, or reject them with 429 + Retry-After */

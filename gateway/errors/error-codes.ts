@@ -51,6 +51,12 @@ export const ERROR_CODES = {
   TT_LEASE_EXPIRED: { status: 409, type: 'invalid_request_error', message: 'The batch lease expired; its groups went back to the pool' },
   /** the gateway is paused for a weight update (pause mode `reject`); retry after `Retry-After` seconds */
   TT_PAUSED: { status: 429, type: 'rate_limit_error', message: 'tokentap is paused for a weight update; retry later' },
+  /** more requests than `rateLimit` allows for this session key, admin token or client address; retry after `Retry-After` seconds */
+  TT_RATE_LIMITED: { status: 429, type: 'rate_limit_error', message: 'Too many requests; retry later' },
+  /** request line and headers larger than `maxHeaderSize` (answered by the HTTP parser, before any route) */
+  TT_HEADERS_TOO_LARGE: { status: 431, type: 'request_too_large', message: 'Request headers are larger than the configured limit (maxHeaderSize)' },
+  /** the request did not arrive in full within Node's request timeout */
+  TT_REQUEST_TIMEOUT: { status: 408, type: 'invalid_request_error', message: 'The request took too long to arrive' },
   /** a call held by a pause when the gateway shut down */
   TT_SHUTTING_DOWN: { status: 503, type: 'api_error', message: 'tokentap is shutting down' },
   /** an unexpected failure inside tokentap */
