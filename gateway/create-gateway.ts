@@ -19,6 +19,7 @@ import { RolloutControl } from './rollouts/rollout-control.js';
 import { createLocalRolloutApi } from './rollouts/local-rollout-api.js';
 import type { RolloutApi } from './rollouts/rollout-api.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
+import { installGracefulDrain } from './graceful-drain.js';
 import { answerClientError } from './security/answer-client-error.js';
 import { answerFrameworkError, MAX_PARAM_LENGTH } from './security/answer-framework-error.js';
 import { registerJsonBodyParser } from './security/json-body-parser.js';
@@ -48,7 +49,10 @@ export interface Gateway extends RolloutApi {
   recorder: Recorder;
   /** starts listening on `config.host:config.port`; resolves to the base URL, e.g. http://127.0.0.1:4000 */
   listen(): Promise<string>;
-  /** stops accepting, lets in-flight calls end, closes the backend pool and the store */
+  /**
+   * Stops accepting (new requests get 503 TT_SHUTTING_DOWN), lets in-flight calls end for up to `shutdownTimeoutMs`
+   * and cuts the rest (recorded `aborted`), then flushes the recorder and closes the backend pool and the store
+   */
   close(): Promise<void>;
 }
 
@@ -71,11 +75,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const store = givenStore ?? openStore({ path: config.db });
   const recovered = store.markInProgressIncomplete();
   if (recovered > 0) logger.warn({ calls: recovered }, 'calls left in progress by an earlier run are marked incomplete');
-  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: true, forceCloseConnections: 'idle',
+  // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape
+  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: false, forceCloseConnections: 'idle',
     // requests the HTTP parser refuses (headers over maxHeaderSize, CR/LF in a header) get an error body every client reads
     http: { maxHeaderSize: config.maxHeaderSize }, clientErrorHandler: answerClientError,
     // ids up to 128 characters reach the routes' own checks; what the router refuses is answered in protocol shape
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: answerFrameworkError });
+  const drain = installGracefulDrain(app, { timeoutMs: config.shutdownTimeoutMs, logger: logger as FastifyBaseLogger });
   const backend = createVllmBackend({
     backendUrl: config.backendUrl,
     backendKey: config.backendKey,
@@ -100,6 +106,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // before the server waits for open requests: calls held by a pause are answered now, not after a resume
   app.addHook('preClose', async () => rollouts.close());
   app.addHook('onClose', async () => {
+    // every connection is closed by now; the calls cut by the shutdown timeout still record their end
+    await drain.settled();
     await recorder.close();
     await backend.close();
     if (givenStore === undefined) store.close();

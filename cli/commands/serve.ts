@@ -32,6 +32,7 @@ const FLAG_HELP: Record<string, string> = {
   'rate-limit': 'requests per second per session key, admin token or client address, as RATE or RATE,BURST (429 + Retry-After), default off',
   'session-idle-timeout-ms': 'end an open rollout session as aborted after this long without a call (0: never), default 1800000',
   'pause-mode': 'hold | reject: what a pause does to new calls (hold until resume, or 429 + Retry-After), default hold',
+  'shutdown-timeout-ms': 'on SIGTERM/SIGINT, how long in-flight calls may finish before they are cut (recorded aborted), default 30000',
   'public-url': 'base URL put in session URLs (behind a proxy), default the address a request came to',
 };
 
@@ -80,14 +81,24 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
   // listen() has logged these as warnings; they go to stderr too, where a person starting it looks (docs/security.md)
   for (const warning of publicBindWarnings(config)) process.stderr.write(`WARNING: ${warning}\n`);
   return new Promise<number>((resolve) => {
-    const stop = (signal: string): void => {
-      logger.info({ signal }, 'shutting down: no new calls, in-flight calls finish');
-      gateway.close().then(() => resolve(0), (error: unknown) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        // a second signal means "now": calls still in flight stay in progress, marked incomplete at the next start
+        logger.warn({ signal }, 'second signal: exiting without waiting for in-flight calls');
+        process.exit(1);
+      }
+      stopping = true;
+      logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: no new calls, in-flight calls finish');
+      gateway.close().then(() => {
+        logger.info('shut down: every call recorded, store closed');
+        resolve(0);
+      }, (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         resolve(1);
       });
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }

@@ -59,6 +59,11 @@ export const gatewayConfigSchema = z.strictObject({
   rateLimit: rateLimitSetting().optional(),
   /** ms without a call after which an open rollout session ends as `aborted` (0: never) */
   sessionIdleTimeoutMs: z.coerce.number().int().min(0).default(30 * 60 * 1000),
+  /**
+   * ms a shutdown (SIGTERM, SIGINT, `close()`) lets in-flight calls finish; new calls are refused meanwhile. The
+   * calls still running then are cut and recorded `aborted` (0: cut at once)
+   */
+  shutdownTimeoutMs: z.coerce.number().int().min(0).default(30_000),
   /** what `POST /tokentap/v1/pause` does to new calls: hold them until resume, or reject them with 429 + Retry-After */
   pauseMode: z.enum(['hold', 'reject']).default('hold'),
   /** the base URL handed out in session URLs (e.g. behind a proxy); default: the address the request came to */

@@ -57,7 +57,7 @@ export const ERROR_CODES = {
   TT_HEADERS_TOO_LARGE: { status: 431, type: 'request_too_large', message: 'Request headers are larger than the configured limit (maxHeaderSize)' },
   /** the request did not arrive in full within Node's request timeout */
   TT_REQUEST_TIMEOUT: { status: 408, type: 'invalid_request_error', message: 'The request took too long to arrive' },
-  /** a call held by a pause when the gateway shut down */
+  /** a request that arrived (on an open connection) while the gateway shuts down, or a call held by a pause then */
   TT_SHUTTING_DOWN: { status: 503, type: 'api_error', message: 'tokentap is shutting down' },
   /** an unexpected failure inside tokentap */
   TT_INTERNAL: { status: 500, type: 'api_error', message: 'Internal error' },
