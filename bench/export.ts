@@ -25,6 +25,8 @@ interface Measurement {
   tokens: number;
   bytes: number;
   seconds: number;
+  /** CPU seconds (user + system) of the export: on a busy machine the per-core figure wall time cannot give */
+  cpuSeconds: number;
   peakRssMb: number;
   /** seconds to write the same number of bytes sequentially in 1 MB chunks */
   floorSeconds: number;
@@ -35,8 +37,10 @@ async function measure(storePath: string, fileType: FileType, sessions: number):
   const out = join('.tmp', `bench-export-${process.pid}.${fileType}`);
   const store = openStore({ path: storePath, readonly: true });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const { summary } = await exportDataset(store, { format: fileType, out, force: true, strategy: 'merge', advantage: { estimator: 'none' } });
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   store.close();
   rmSync(out, { force: true });
   return {
@@ -46,6 +50,7 @@ async function measure(storePath: string, fileType: FileType, sessions: number):
     tokens: summary.tokens,
     bytes: summary.bytes,
     seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     floorSeconds: sequentialWrite(summary.bytes, join('.tmp', `bench-floor-${process.pid}.bin`)),
   };
@@ -73,6 +78,7 @@ function row(measurement: Measurement): string {
     megabytes.toFixed(0).padStart(8),
     (measurement.samples / measurement.seconds).toFixed(0).padStart(10),
     (megabytes / measurement.seconds).toFixed(1).padStart(8),
+    (megabytes / measurement.cpuSeconds).toFixed(1).padStart(10),
     measurement.peakRssMb.toFixed(0).padStart(8),
     (measurement.seconds / measurement.floorSeconds).toFixed(1).padStart(10),
   ];
@@ -100,7 +106,7 @@ async function main(): Promise<void> {
   const largest = Number(values.sessions);
   const sizes = [Math.max(1, Math.floor(largest / 4)), largest];
   process.stdout.write(`bench/export: merge strategy, generic columns, ${values.turns} turns per session, ${values['system-tokens']}-token system prompt, ${values['turn-tokens']} tokens per turn\n`);
-  process.stdout.write(`${['file', 'sessions', 'samples', 'Mtokens', 'MB', 'samples/s', 'MB/s', 'peakMB', 'x floor'].map((cell, index) => (index === 0 ? cell.padEnd(8) : cell.padStart(index === 5 || index === 8 ? 10 : 8))).join('  ')}\n`);
+  process.stdout.write(`${['file', 'sessions', 'samples', 'Mtokens', 'MB', 'samples/s', 'MB/s', 'MB/cpu-s', 'peakMB', 'x floor'].map((cell, index) => (index === 0 ? cell.padEnd(8) : cell.padStart(index === 5 || index === 7 || index === 9 ? 10 : 8))).join('  ')}\n`);
   for (const sessions of sizes) {
     const params: BenchStoreParams = { sessions, turns: Number(values.turns), systemTokens: Number(values['system-tokens']), turnTokens: Number(values['turn-tokens']), driftRate: 0.05 };
     const storePath = makeBenchStore(params);
@@ -110,6 +116,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${row(JSON.parse(child.stdout) as Measurement)}\n`);
     }
   }
+  process.stdout.write('MB/cpu-s: output MB per CPU second of the export (user + system), the per-core rate a busy machine hides\n');
   process.stdout.write('x floor: export time / time to write the same bytes sequentially (1 MB chunks + fsync) on this disk\n');
 }
 
