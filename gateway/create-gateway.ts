@@ -25,6 +25,7 @@ import { answerFrameworkError, MAX_PARAM_LENGTH } from './security/answer-framew
 import { registerJsonBodyParser } from './security/json-body-parser.js';
 import { registerRateLimit } from './security/rate-limit.js';
 import { publicBindWarnings } from './security/public-bind-warnings.js';
+import { requestTimeoutOptions } from './security/request-timeout-options.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** a pino logger to use instead of the one built from `logLevel` */
@@ -78,7 +79,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape
   const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: false, forceCloseConnections: 'idle',
     // requests the HTTP parser refuses (headers over maxHeaderSize, CR/LF in a header) get an error body every client reads
-    http: { maxHeaderSize: config.maxHeaderSize }, clientErrorHandler: answerClientError,
+    http: { maxHeaderSize: config.maxHeaderSize, ...requestTimeoutOptions(config.requestTimeoutMs) }, clientErrorHandler: answerClientError,
+    // a client trickling its request (slowloris) is cut after requestTimeoutMs (408); fastify's default is never
+    requestTimeout: config.requestTimeoutMs,
     // ids up to 128 characters reach the routes' own checks; what the router refuses is answered in protocol shape
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: answerFrameworkError });
   const drain = installGracefulDrain(app, { timeoutMs: config.shutdownTimeoutMs, logger: logger as FastifyBaseLogger });

@@ -15,6 +15,7 @@ const FLAG_HELP: Record<string, string> = {
   'body-limit': 'largest request body in bytes, default 67108864 (64 MiB)',
   'max-header-size': 'largest request line + headers in bytes (more: 431), default 16384',
   'max-json-depth': 'deepest nesting of a JSON body (deeper: 400), default 512, at most 1000',
+  'request-timeout-ms': 'time a client has to send its whole request, not the answer (slower: 408; 0: none), default 300000',
   model: 'model name sent to the backend whatever the harness asks (its own is recorded)',
   'top-logprobs': 'top_logprobs recorded per token, default 0',
   'backend-headers-timeout-ms': 'wait for backend response headers, default 600000',

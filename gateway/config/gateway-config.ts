@@ -22,6 +22,8 @@ export const gatewayConfigSchema = z.strictObject({
   maxHeaderSize: z.coerce.number().int().min(1024).default(16 * 1024),
   /** deepest nesting of arrays and objects in a JSON body; deeper is refused with 400 before anything else reads it */
   maxJsonDepth: z.coerce.number().int().min(1).max(1000).default(512),
+  /** ms a client has to send its whole request (headers and body; not the answer); slower is 408 (0: no limit) */
+  requestTimeoutMs: z.coerce.number().int().min(0).default(300_000),
   /** model name sent to the backend, whatever the harness asks for (its own name is recorded) */
   model: z.string().min(1).optional(),
   /** top_logprobs recorded on every call (0: only the sampled token's logprob) */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { gatewayConfigSchema } from '../../gateway/config/gateway-config.js';
 import { BODY_ENDPOINTS, methodOf } from '../gateway/hostile-input/hostile-endpoints.js';
@@ -83,5 +84,36 @@ describe('nesting limit (maxJsonDepth)', () => {
     expect(gatewayConfigSchema.parse({}).maxJsonDepth).toBe(512);
     expect(gatewayConfigSchema.safeParse({ maxJsonDepth: 5000 }).success).toBe(false);
     expect(gatewayConfigSchema.safeParse({ maxJsonDepth: 0 }).success).toBe(false);
+  });
+});
+
+describe('request timeout (requestTimeoutMs)', () => {
+  it('a client that sends half a body and stalls (slowloris) is answered 408 and cut off; the gateway serves on', async () => {
+    expect(gatewayConfigSchema.parse({}).requestTimeoutMs).toBe(300_000);
+    setup = await start({ requestTimeoutMs: 1000 });
+    const before = storeFingerprint(setup.gateway.store);
+    const { port } = new URL(setup.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const received: Buffer[] = [];
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.write('POST /s/slow/v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":');
+    await closed;
+    const answer = Buffer.concat(received).toString('utf8');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '')).toMatchObject({ error: { code: 'TT_REQUEST_TIMEOUT' } });
+    expect(storeFingerprint(setup.gateway.store)).toBe(before);
+    const normal = await fetch(`${setup.url}/s/slow/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid) });
+    expect(normal.status).toBe(200);
+  });
+
+  it('never cuts an answer that takes longer than the timeout: it bounds the request, not the generation', async () => {
+    setup = await startGatewayWithSim({ tokensPerSecond: 8, script: { replies: [{ times: 'forever', content: 'one two three four five six seven eight nine ten eleven twelve' }] } }, { requestTimeoutMs: 500 });
+    const response = await fetch(`${setup.url}/s/long/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid).replace('"max_tokens":4', '"max_tokens":64') });
+    const answer = (await response.json()) as { choices: Array<{ message: { content: string } }>; usage: { completion_tokens: number } };
+    expect(response.status).toBe(200);
+    // more tokens than 8 per second fit in the timeout: the answer outlived it
+    expect(answer.usage.completion_tokens).toBeGreaterThan(8);
+    expect(setup.gateway.store.listCalls('long').map((call) => call.status)).toEqual(['ok']);
   });
 });
