@@ -19,13 +19,16 @@ import { RolloutControl } from './rollouts/rollout-control.js';
 import { createLocalRolloutApi } from './rollouts/local-rollout-api.js';
 import type { RolloutApi } from './rollouts/rollout-api.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
-import { installGracefulDrain } from './graceful-drain.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { observeRecorder } from './metrics/observe-recorder.js';
+import { registerObservabilityRoutes } from './metrics/register-observability-routes.js';
 import { answerClientError } from './security/answer-client-error.js';
 import { answerFrameworkError, MAX_PARAM_LENGTH } from './security/answer-framework-error.js';
 import { registerJsonBodyParser } from './security/json-body-parser.js';
 import { registerRateLimit } from './security/rate-limit.js';
 import { publicBindWarnings } from './security/public-bind-warnings.js';
 import { requestTimeoutOptions } from './security/request-timeout-options.js';
+import { installGracefulDrain } from './graceful-drain.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** a pino logger to use instead of the one built from `logLevel` */
@@ -73,7 +76,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const { logger: givenLogger, store: givenStore, ...input } = options;
   const config = gatewayConfigSchema.parse(input);
   const logger = givenLogger ?? createLogger({ level: config.logLevel, secrets: [config.backendKey, config.adminToken] });
-  const store = givenStore ?? openStore({ path: config.db });
+  const store = givenStore ?? openStore({ path: config.db, ...(config.dbMaxBytes === undefined ? {} : { maxBytes: config.dbMaxBytes }) });
   const recovered = store.markInProgressIncomplete();
   if (recovered > 0) logger.warn({ calls: recovered }, 'calls left in progress by an earlier run are marked incomplete');
   // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape
@@ -91,10 +94,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     headersTimeoutMs: config.backendHeadersTimeoutMs,
     bodyTimeoutMs: config.backendBodyTimeoutMs,
     connections: config.backendConnections,
+    connectTimeoutMs: config.backendConnectTimeoutMs,
   });
   const recorder = createRecorder({ config, store, storeGiven: givenStore !== undefined, logger: logger as FastifyBaseLogger });
+  // a registry per gateway: several gateways in one process never clash (docs/reliability.md)
+  const metrics = new GatewayMetrics({ recorder });
   const rollouts = new RolloutControl({ store, pauseMode: config.pauseMode, sessionIdleTimeoutMs: config.sessionIdleTimeoutMs, logger: logger as FastifyBaseLogger });
-  const context: GatewayContext = { config, backend, recorder, rollouts };
+  const context: GatewayContext = { config, backend, recorder: observeRecorder(recorder, metrics), rollouts, metrics };
   if (config.tokenFaithful.length > 0) {
     context.tokenFaithful = createTokenFaithful({
       models: config.tokenFaithful,
@@ -139,16 +145,8 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   // invalid UTF-8, nesting past maxJsonDepth and prototype keys are refused before any route reads the body
   registerJsonBodyParser(app, { maxDepth: context.config.maxJsonDepth });
   if (context.config.rateLimit !== undefined) registerRateLimit(app, context, context.config.rateLimit);
-  app.get('/healthz', async (request, reply) => {
-    const { healthy, ...recording } = context.recorder.health();
-    // a gateway that can no longer record is not healthy: every call would fail (or go unrecorded)
-    if (!healthy) void reply.code(503);
-    return {
-      status: healthy ? 'ok' : 'unhealthy',
-      recording: { ...context.recorder.counters, ...recording },
-      ...(context.tokenFaithful === undefined ? {} : { tokenFaithful: context.tokenFaithful.counters }),
-    };
-  });
+  // /healthz, /metrics and the hooks counting every request and error answered
+  registerObservabilityRoutes(app, context);
   setOpenAiErrorHandler(app);
   for (const prefix of ['/v1', '/s/:sessionId/v1']) {
     void app.register(async (scope) => {

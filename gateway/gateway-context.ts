@@ -3,6 +3,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import type { Recorder } from './recorder/recorder.js';
 import type { TokenFaithful } from './token-faithful/create-token-faithful.js';
 import type { RolloutControl } from './rollouts/rollout-control.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 
 /** What every front door needs, built once by createGateway. */
 export interface GatewayContext {
@@ -11,6 +12,8 @@ export interface GatewayContext {
   recorder: Recorder;
   /** sessions, keys, rewards, groups, policy versions, pause and drain (docs/rollouts.md) */
   rollouts: RolloutControl;
+  /** Prometheus counters and histograms of this gateway, served on /metrics */
+  metrics: GatewayMetrics;
   /** token-in-token-out mode, when `tokenFaithful` names any model (docs/token-faithful.md) */
   tokenFaithful?: TokenFaithful;
 }

@@ -54,7 +54,8 @@ export function createCallWriter(options: {
             ended_at = @endedAt, time_to_first_token_ms = @timeToFirstTokenMs, total_ms = @totalMs,
             prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
             prompt_parent_id = @promptParentId, prompt_prefix_length = @promptPrefixLength, prompt_tail = @promptTail,
-            completion_token_ids = @completionTokenIds, completion_logprobs = @completionLogprobs
+            completion_token_ids = @completionTokenIds, completion_logprobs = @completionLogprobs,
+            metadata = CASE WHEN @metadataPatch IS NULL THEN metadata ELSE json_patch(metadata, @metadataPatch) END
       WHERE id = @id AND status = 'in_progress'`,
   );
   const updateBodies = database.prepare<[Buffer | null, Buffer | null, string]>(
@@ -148,6 +149,8 @@ function toFinishColumns(result: FinishCallInput, prompt: Int32Array | null, com
       completionTokens: completion?.length ?? result.usage?.completionTokens ?? null,
       completionTokenIds: completion === null ? null : packInt32(completion),
       completionLogprobs: logprobs === null ? null : packFloat32(logprobs),
+      // what is only known at the end (backend retries) joins the metadata written at begin
+      metadataPatch: result.metadata === undefined ? null : JSON.stringify(result.metadata),
     },
     responseBody: result.responseBody === null || result.responseBody === undefined ? null : compressJson(result.responseBody),
     responseStream: result.responseStream === null || result.responseStream === undefined ? null : compressText(result.responseStream),

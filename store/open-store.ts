@@ -39,6 +39,7 @@ export function openStore(options: OpenStoreOptions): Store {
     configureConnection(database, { readonly });
     if (readonly) assertSchemaCurrent(database);
     else applyMigrations(database);
+    if (options.maxBytes !== undefined) limitDatabaseSize(database, options.maxBytes);
     return createStore(database, options.path, readonly);
   } catch (error) {
     database.close();
@@ -140,6 +141,15 @@ function createStore(database: Database.Database, path: string, readonly: boolea
       database.close();
     },
   };
+}
+
+/**
+ * Caps the file this connection may grow (a quota on a shared disk): SQLite keeps the cap at the current page
+ * count when asked for less, so a database already larger stops growing where it is.
+ */
+function limitDatabaseSize(database: Database.Database, maxBytes: number): void {
+  const pageSize = database.pragma('page_size', { simple: true }) as number;
+  database.pragma(`max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
 }
 
 /** Main file plus WAL (the WAL holds every commit since the last checkpoint). */

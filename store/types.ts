@@ -297,6 +297,8 @@ export interface FinishCallInput {
   /** ms from start to end */
   totalMs: number;
   endedAt: number;
+  /** keys merged into the metadata written at begin (what is only known at the end, e.g. backend retries) */
+  metadata?: Record<string, unknown>;
 }
 
 /** A call read back from the store. */
@@ -350,6 +352,11 @@ export interface OpenStoreOptions {
   path: string;
   /** open read-only (CLI inspection commands) */
   readonly?: boolean;
+  /**
+   * the largest the database may grow, in bytes (`PRAGMA max_page_count`, rounded down to whole pages; never below
+   * its current size): past it a write fails with SQLITE_FULL, as on a full disk
+   */
+  maxBytes?: number;
 }
 
 /**

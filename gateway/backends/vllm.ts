@@ -13,6 +13,8 @@ export interface VllmBackendOptions {
   bodyTimeoutMs: number;
   /** keep-alive connections to the backend */
   connections: number;
+  /** ms to wait for a connection to the backend (undici's default, 10 s, when absent) */
+  connectTimeoutMs?: number;
 }
 
 export interface BackendResponse {
@@ -53,6 +55,8 @@ export function createVllmBackend(options: VllmBackendOptions): BackendClient {
     headersTimeout: options.headersTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs,
     keepAliveTimeout: 30_000,
+    // every wait has a limit: connecting, the headers, each silence in the body
+    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
   });
   const baseHeaders: Record<string, string> = {};
   if (options.backendKey) baseHeaders.authorization = `Bearer ${options.backendKey}`;

@@ -37,7 +37,9 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
   const upstreamText: string[] = [];
   const end = await pumpEvents(options, assembler, upstreamText);
   releaseBody(options.response.body, end);
-  const recorded = { timing: scope.timing, tokens: assembler.tokenRecord(), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200 };
+  const recorded = {
+    timing: scope.timing, tokens: assembler.tokenRecord(), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200, retries: scope.backendRetries,
+  };
   if (end.kind === 'aborted') {
     await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded }));
     return;

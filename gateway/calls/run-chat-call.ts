@@ -4,6 +4,8 @@ import type { BackendResponse } from '../backends/vllm.js';
 import { pickSamplingParams } from '../backends/vllm-chat-request.js';
 import { ChatStreamAssembler } from '../backends/chat-stream-assembler.js';
 import type { StreamAssembler } from '../backends/stream-assembler.js';
+import { postWithRetries } from '../backends/post-with-retries.js';
+import { retryPolicyFromConfig } from '../backends/retry-policy.js';
 import { readBackendBody } from '../backends/read-backend-body.js';
 import { TokentapError } from '../errors/tokentap-error.js';
 import { mapBackendFailure } from '../errors/map-backend-failure.js';
@@ -87,10 +89,18 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     policyVersion: admission.policyVersion,
   });
   const createAssembler = call.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
-  const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted };
+  const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted, backendRetries: [] };
   let response: BackendResponse;
   try {
-    response = await context.backend.postJson(call.backendPath ?? '/v1/chat/completions', backendBody, controller.signal);
+    // retried only here, before the answer starts: once a byte went to the harness a failure is final
+    response = await postWithRetries({
+      backend: context.backend, path: call.backendPath ?? '/v1/chat/completions', body: backendBody, signal: controller.signal,
+      policy: retryPolicyFromConfig(context.config),
+      onRetry: (retry) => {
+        scope.backendRetries.push(retry);
+        context.metrics.backendRetried(retry);
+      },
+    });
   } catch (error) {
     throw await recordFailure(scope, mapBackendFailure(error, { started: false }), { httpStatus: null });
   }
@@ -112,7 +122,7 @@ async function recordFailure(
 ): Promise<TokentapError> {
   const status = details.status ?? (scope.clientGone() ? 'aborted' : 'backend_error');
   await scope.context.recorder.finishQuietly(scope.callId, finishInput({
-    status, timing: scope.timing, httpStatus: details.httpStatus, error: failure, backendErrorBody: details.backendErrorBody,
+    status, timing: scope.timing, httpStatus: details.httpStatus, error: failure, backendErrorBody: details.backendErrorBody, retries: scope.backendRetries,
   }));
   return failure;
 }
@@ -155,7 +165,7 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
   const tokens = assembler.tokenRecord();
   // commit before the harness gets the answer: a response it received is always in the store
   // (finish resolves once the body was handed over and committed, so the renderer may then change it)
-  await scope.context.recorder.finish(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'ok', timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode }));
+  await scope.context.recorder.finish(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'ok', timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode, retries: scope.backendRetries }));
   const rendered = renderer.renderBody(body.json);
   reply.header('x-tokentap-call-id', scope.callId);
   await reply.code(200).send(rendered);

@@ -34,8 +34,23 @@ export const gatewayConfigSchema = z.strictObject({
   backendBodyTimeoutMs: z.coerce.number().int().positive().default(300_000),
   /** keep-alive connections to the backend */
   backendConnections: z.coerce.number().int().positive().default(256),
+  /** ms to wait for a TCP (and TLS) connection to the backend */
+  backendConnectTimeoutMs: z.coerce.number().int().positive().default(10_000),
+  /**
+   * times a backend request is sent again, only before any byte reached the harness: after a connection failure
+   * (refused, DNS, reset before the headers, connect timeout) or a 429/502/503/504 answer (0: never)
+   */
+  backendRetries: z.coerce.number().int().min(0).max(10).default(2),
+  /** ms of the first retry's backoff ceiling; it doubles per retry and the wait is drawn at random below it (full jitter) */
+  backendRetryBackoffMs: z.coerce.number().int().min(0).default(250),
+  /** ms the backoff ceiling never exceeds */
+  backendRetryMaxBackoffMs: z.coerce.number().int().min(0).default(5_000),
+  /** ms of the longest backend `Retry-After` waited out; a longer one is passed to the harness unretried */
+  backendRetryAfterMaxMs: z.coerce.number().int().min(0).default(10_000),
   /** what to do when a call cannot be written to the store: refuse it (503) or serve it unrecorded (counted, logged) */
   recordFailure: z.enum(['refuse', 'serve']).default('refuse'),
+  /** the largest the database may grow, in bytes (a quota on a shared disk); past it writes fail as on a full disk */
+  dbMaxBytes: z.coerce.number().int().positive().optional(),
   /**
    * write the store (hashing, compression, SQLite) on a worker thread instead of the gateway's event loop; a call
    * is still committed before its last byte. Applies when the gateway opens `db` itself (not ':memory:')

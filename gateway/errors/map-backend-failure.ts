@@ -14,12 +14,18 @@ const UNREACHABLE_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-function errorCode(error: unknown): string | undefined {
+/**
+ * The undici or system code behind a backend failure (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...), looked for through
+ * the causes; a TokentapError's own `TT_*` code is skipped, so a mapped failure still tells what happened.
+ *
+ * @example backendFailureCode(mapBackendFailure(error, { started: false })) // 'ECONNREFUSED'
+ */
+export function backendFailureCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return code;
+  if (typeof code === 'string' && !(error instanceof TokentapError)) return code;
   // undici wraps socket errors: the cause holds the system code
-  return errorCode((error as { cause?: unknown }).cause);
+  return backendFailureCode((error as { cause?: unknown }).cause);
 }
 
 /**
@@ -31,7 +37,7 @@ function errorCode(error: unknown): string | undefined {
  */
 export function mapBackendFailure(error: unknown, context: { started: boolean }): TokentapError {
   if (error instanceof TokentapError) return error;
-  const code = errorCode(error);
+  const code = backendFailureCode(error);
   const detail = error instanceof Error ? error.message : String(error);
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return new TokentapError('TT_BACKEND_TIMEOUT', { message: `Inference backend timed out (${code})`, cause: error });

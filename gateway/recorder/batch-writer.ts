@@ -21,43 +21,68 @@ export interface BatchOutcome {
  */
 export class BatchWriter {
   readonly #store: Store;
-  /** calls whose `in_progress` row could not be written: their end cannot be recorded either */
-  readonly #unrecorded = new Set<string>();
+  /** calls whose `in_progress` row could not be written, with why: their end cannot be recorded either */
+  readonly #unrecorded = new Map<string, unknown>();
 
   constructor(store: Store) {
     this.#store = store;
   }
 
   write(writes: readonly RecorderWrite[]): BatchOutcome {
-    let errors: unknown[] = [];
+    const own: unknown[] = [];
+    let errors: unknown[] = own;
     let committed = false;
     try {
-      this.#store.batch(() => {
-        errors = writes.map((write) => this.#apply(write));
-      });
+      this.#store.batch(() => this.#applyAll(writes, own));
       committed = true;
     } catch (error) {
-      // the batch did not commit: every write in it failed
-      errors = writes.map(() => error);
+      // the batch did not commit: a write that failed keeps its own reason (SQLITE_FULL, ...), the rest share the commit's
+      errors = writes.map((_write, index) => own[index] ?? error);
     }
     writes.forEach((write, index) => {
       if (write.kind === 'finish') this.#unrecorded.delete(write.callId);
-      else if (errors[index] !== undefined) this.#unrecorded.add(write.input.callId);
+      else if (errors[index] !== undefined) this.#unrecorded.set(write.input.callId, errors[index]);
     });
     return { committed, errors };
+  }
+
+  /** Applies the writes in order, one error (or undefined) each into `own`. */
+  #applyAll(writes: readonly RecorderWrite[], own: unknown[]): void {
+    let aborted: unknown;
+    for (const write of writes) {
+      // after a full disk or an I/O error SQLite may have rolled the whole transaction back: writing on would commit
+      // each later write alone, outside the batch, while the batch reports them failed
+      const error = aborted ?? this.#apply(write);
+      own.push(error);
+      if (aborted === undefined && mayEndTransaction(error)) aborted = error;
+    }
   }
 
   /** Applies one write inside the batch; returns its error (its savepoint rolled back) or undefined. */
   #apply(write: RecorderWrite): unknown {
     try {
       if (write.kind === 'begin') this.#store.beginCall(write.input);
-      else if (this.#unrecorded.has(write.callId)) return new Error(`call ${write.callId} has no in_progress row to finish`);
+      else if (this.#unrecorded.has(write.callId)) return beginFailed(write.callId, this.#unrecorded.get(write.callId));
       else this.#store.finishCall(write.callId, elideStream(write.result));
       return undefined;
     } catch (error) {
       return error;
     }
   }
+}
+
+/** SQLite errors after which the transaction may have been rolled back (https://www.sqlite.org/lang_transaction.html). */
+function mayEndTransaction(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|BUSY|NOMEM)/.test(code);
+}
+
+/** The end of a call whose begin failed fails for the same reason, with the same code (`SQLITE_FULL`, ...). */
+function beginFailed(callId: string, cause: unknown): Error {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  const code = (cause as { code?: unknown } | null)?.code;
+  const error = new Error(`call ${callId} has no in_progress row to finish (its begin failed: ${reason})`, { cause });
+  return typeof code === 'string' ? Object.assign(error, { code }) : error;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
 import { BatchWriter, type RecorderWrite } from './batch-writer.js';
+import { countTokens, RecordingOutcomes } from './recording-outcomes.js';
 import { settleFinish, type Recorder, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy } from './recorder.js';
 
 export type { RecordFailurePolicy, RecorderCounters } from './recorder.js';
@@ -19,17 +20,20 @@ type PendingWrite = RecorderWrite & { done?: (error: unknown) => void };
  * await recorder.finish(callId, result); // committed
  */
 export class CallRecorder implements Recorder {
-  readonly counters: RecorderCounters = { callsStarted: 0, callsRecorded: 0, recordingFailures: 0, batchesCommitted: 0 };
   readonly #writer: BatchWriter;
   readonly #policy: RecordFailurePolicy;
-  readonly #log: FastifyBaseLogger;
+  readonly #outcomes: RecordingOutcomes;
   #pending: PendingWrite[] = [];
   #flushScheduled = false;
 
   constructor(store: Store, policy: RecordFailurePolicy, log: FastifyBaseLogger) {
     this.#writer = new BatchWriter(store);
     this.#policy = policy;
-    this.#log = log;
+    this.#outcomes = new RecordingOutcomes(log);
+  }
+
+  get counters(): RecorderCounters {
+    return this.#outcomes.counters;
   }
 
   begin(input: BeginCallInput): string {
@@ -54,7 +58,7 @@ export class CallRecorder implements Recorder {
   }
 
   health(): RecorderHealth {
-    return { healthy: true, mode: 'thread' };
+    return { healthy: true, mode: 'thread', ...this.#outcomes.failure() };
   }
 
   async close(): Promise<void> {
@@ -81,13 +85,7 @@ export class CallRecorder implements Recorder {
   }
 
   #settle(write: PendingWrite, error: unknown): void {
-    const callId = write.kind === 'begin' ? write.input.callId : write.callId;
-    if (error !== undefined) {
-      this.counters.recordingFailures++;
-      this.#log.error({ err: error, stage: write.kind, callId }, 'recording failed');
-    } else if (write.kind === 'finish') {
-      this.counters.callsRecorded++;
-    }
+    this.#outcomes.settled(write, error, write.kind === 'finish' ? countTokens(write.result) : undefined);
     write.done?.(error);
   }
 }

@@ -1,6 +1,7 @@
 import type { FinishCallInput } from '../../store/types.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { TokentapError } from '../errors/tokentap-error.js';
+import type { BackendRetry } from '../backends/post-with-retries.js';
 import { elidePromptIdsFromBody } from './elide-prompt-ids.js';
 
 /** Wall-clock marks of one call, in ms since epoch. */
@@ -39,6 +40,8 @@ export interface FinishDetails {
   error?: TokentapError | undefined;
   /** the backend's own error body, when it sent one */
   backendErrorBody?: unknown;
+  /** backend attempts given up on and sent again; recorded as `metadata.backendAttempts` and `backendRetries` */
+  retries?: readonly BackendRetry[];
 }
 
 /**
@@ -68,5 +71,13 @@ export function finishInput(details: FinishDetails): FinishCallInput {
       ? null
       : { httpStatus: error.status, code: error.code, message: error.message, body: details.backendErrorBody },
     ...timingFields(details.timing),
+    ...retryMetadata(details.retries),
   };
+}
+
+/** Only a retried call carries retry metadata: the common call's row stays as it was. */
+function retryMetadata(retries: readonly BackendRetry[] | undefined): Pick<FinishCallInput, 'metadata'> {
+  if (retries === undefined || retries.length === 0) return {};
+  const sent = retries.length + (retries.at(-1)?.cancelled === true ? 0 : 1);
+  return { metadata: { backendAttempts: sent, backendRetries: retries.map((retry) => ({ ...retry })) } };
 }

@@ -6,12 +6,14 @@ import type { RecorderWrite } from './batch-writer.js';
  * Both sides check the version: under vitest the gateway runs from TypeScript sources while the worker runs
  * from dist/, and a stale build must fail loudly, not write half-understood messages.
  */
-export const RECORD_WORKER_PROTOCOL = 1;
+export const RECORD_WORKER_PROTOCOL = 2;
 
 export interface RecordWorkerData {
   protocol: number;
   /** the database file the worker opens (the gateway has already migrated it) */
   path: string;
+  /** the database's size cap in bytes (config `dbMaxBytes`), for the worker's writing connection */
+  maxBytes?: number | undefined;
 }
 
 /** Gateway -> worker. Writes are applied in the order they are sent. */

@@ -20,7 +20,7 @@ if (data.protocol !== RECORD_WORKER_PROTOCOL) {
   throw new Error(`the recording worker speaks protocol ${RECORD_WORKER_PROTOCOL}, the gateway ${data.protocol}: rebuild (npm run build)`);
 }
 
-const store = openStore({ path: data.path });
+const store = openStore({ path: data.path, ...(data.maxBytes === undefined ? {} : { maxBytes: data.maxBytes }) });
 const writer = new BatchWriter(store);
 let queue: RecorderWrite[] = [];
 let flushScheduled = false;

@@ -3,13 +3,24 @@ import { TokentapError } from '../errors/tokentap-error.js';
 
 export type RecordFailurePolicy = 'refuse' | 'serve';
 
-/** Counters surfaced on /healthz (and /metrics later). */
+/** Counters surfaced on /healthz and /metrics. */
 export interface RecorderCounters {
   callsStarted: number;
   callsRecorded: number;
   recordingFailures: number;
   /** transactions committed; with many calls in flight one transaction carries many writes */
   batchesCommitted: number;
+  /** prompt / completion token ids of the calls recorded */
+  promptTokensRecorded: number;
+  completionTokensRecorded: number;
+}
+
+/** Whether recording is failing now (disk full, read-only, ...), for /healthz's `degraded`. */
+export interface RecordingFailureState {
+  /** the newest write failed; the first one that succeeds clears it */
+  failing: boolean;
+  /** the newest failed write: when, at which stage, the driver's code (`SQLITE_FULL`, `SQLITE_READONLY`, ...) */
+  lastFailure: { at: number; stage: 'begin' | 'finish'; code: string | null; message: string } | null;
 }
 
 /** The recording thread's state (worker mode only). */
@@ -24,7 +35,7 @@ export interface RecordWorkerHealth {
 }
 
 /** What /healthz reports about recording. */
-export interface RecorderHealth {
+export interface RecorderHealth extends RecordingFailureState {
   /** false when calls cannot be recorded at all (the recording thread is down for good) */
   healthy: boolean;
   /** `worker`: store writes run on their own thread; `thread`: on the gateway's event loop */

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { BeginCallInput, FinishCallInput } from '../../store/types.js';
 import type { RecorderWrite } from './batch-writer.js';
 import { settleFinish, type Recorder, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy, type RecordWorkerHealth } from './recorder.js';
+import { countTokens, RecordingOutcomes, type TokenCounts } from './recording-outcomes.js';
 import {
   fromWireError, RECORD_WORKER_PROTOCOL, toTransferableFinish, type FromRecordWorker, type RecordWorkerData, type ToRecordWorker,
 } from './record-worker-protocol.js';
@@ -21,12 +22,16 @@ export interface WorkerCallRecorderOptions {
   workerUrl: URL;
   /** crashes within a minute after which the thread is given up on; default DEFAULT_MAX_WORKER_CRASHES */
   maxCrashes?: number;
+  /** the database's size cap in bytes (config `dbMaxBytes`), applied to the worker's writing connection */
+  maxBytes?: number | undefined;
 }
 
 interface QueuedWrite {
   write: RecorderWrite;
   /** buffers handed over with the write (typed arrays this recorder made) */
   transfer: ArrayBuffer[];
+  /** a finish's token ids, counted before its arrays were transferred */
+  tokens?: TokenCounts;
   done?: (error: unknown) => void;
 }
 
@@ -49,8 +54,8 @@ interface QueuedWrite {
  * await recorder.finish(callId, result); // committed by the worker
  */
 export class WorkerCallRecorder implements Recorder {
-  readonly counters: RecorderCounters = { callsStarted: 0, callsRecorded: 0, recordingFailures: 0, batchesCommitted: 0 };
   readonly #options: WorkerCallRecorderOptions;
+  readonly #outcomes: RecordingOutcomes;
   readonly #health: RecordWorkerHealth = { state: 'starting', crashes: 0, restarts: 0, lastCrash: null };
   readonly #ready: Promise<void>;
   #markReady: () => void = () => undefined;
@@ -69,12 +74,17 @@ export class WorkerCallRecorder implements Recorder {
 
   constructor(options: WorkerCallRecorderOptions) {
     this.#options = options;
+    this.#outcomes = new RecordingOutcomes(options.log);
     this.#ready = new Promise<void>((resolve, reject) => {
       this.#markReady = resolve;
       this.#failReady = reject;
     });
     this.#ready.catch(() => undefined); // reported through health() and the log when nobody awaits it
     this.#start();
+  }
+
+  get counters(): RecorderCounters {
+    return this.#outcomes.counters;
   }
 
   /** The current recording thread, null once given up on or closed (tests stop it to play a crash). */
@@ -95,6 +105,7 @@ export class WorkerCallRecorder implements Recorder {
       this.#enqueue({
         write: { kind: 'finish', callId, result: transferable },
         transfer,
+        tokens: countTokens(result),
         done: (error) => settleFinish(this.#options.policy, error, resolve, reject),
       });
     });
@@ -109,7 +120,7 @@ export class WorkerCallRecorder implements Recorder {
   }
 
   health(): RecorderHealth {
-    return { healthy: this.#health.state !== 'failed', mode: 'worker', worker: { ...this.#health } };
+    return { healthy: this.#health.state !== 'failed', mode: 'worker', worker: { ...this.#health }, ...this.#outcomes.failure() };
   }
 
   close(): Promise<void> {
@@ -133,7 +144,7 @@ export class WorkerCallRecorder implements Recorder {
 
   #start(): void {
     const worker = new Worker(this.#options.workerUrl, {
-      workerData: { protocol: RECORD_WORKER_PROTOCOL, path: this.#options.path } satisfies RecordWorkerData,
+      workerData: { protocol: RECORD_WORKER_PROTOCOL, path: this.#options.path, maxBytes: this.#options.maxBytes } satisfies RecordWorkerData,
     });
     this.#worker = worker;
     this.#workerReady = false;
@@ -245,14 +256,7 @@ export class WorkerCallRecorder implements Recorder {
   }
 
   #settle(queued: QueuedWrite, error: unknown): void {
-    const { write } = queued;
-    const callId = write.kind === 'begin' ? write.input.callId : write.callId;
-    if (error !== undefined) {
-      this.counters.recordingFailures++;
-      this.#options.log.error({ err: error, stage: write.kind, callId }, 'recording failed');
-    } else if (write.kind === 'finish') {
-      this.counters.callsRecorded++;
-    }
+    this.#outcomes.settled(queued.write, error, queued.tokens);
     queued.done?.(error);
   }
 }

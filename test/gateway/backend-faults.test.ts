@@ -46,8 +46,8 @@ describe('backend errors reach the harness in OpenAI shape and are recorded', ()
     expect(JSON.stringify(call.error?.body)).toContain('engine dead');
   });
 
-  it('passes 429 through with Retry-After so clients back off', async () => {
-    const { openaiBase } = await start({ replies: [{ fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '7' } } }] });
+  it('passes 429 through with Retry-After so clients back off (retries off)', async () => {
+    const { openaiBase } = await start({ replies: [{ fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '7' } } }] }, {}, { backendRetries: 0 });
     const response = await post(openaiBase('e429'), {});
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('7');
@@ -71,8 +71,8 @@ describe('backend errors reach the harness in OpenAI shape and are recorded', ()
     expect(onlyCall(setup!, 'stall')).toMatchObject({ status: 'backend_error', error: { code: 'TT_BACKEND_TIMEOUT' } });
   });
 
-  it('answers 502 when the backend resets the connection without answering', async () => {
-    const { openaiBase } = await start({ replies: [{ fault: { kind: 'refuse' } }] });
+  it('answers 502 when the backend resets the connection without answering (retries off)', async () => {
+    const { openaiBase } = await start({ replies: [{ fault: { kind: 'refuse' } }] }, {}, { backendRetries: 0 });
     const response = await post(openaiBase('reset'), {});
     expect(response.status).toBe(502);
     expect(onlyCall(setup!, 'reset')).toMatchObject({ status: 'backend_error', error: { code: 'TT_BACKEND_UNREACHABLE' } });
@@ -155,5 +155,31 @@ describe('token data that does not add up is flagged, never trusted silently', (
     const { openaiBase } = await start({ replies: [{ content: LONG_REPLY, fault: { kind: 'wrong-token-ids' } }] });
     await post(openaiBase('wrong'), {});
     expect(onlyCall(setup!, 'wrong').flags.length).toBeGreaterThan(0);
+  });
+});
+
+describe('slow and odd bodies (the cross-family fault matrix is backend-faults-families.test.ts)', () => {
+  it('relays a slow body in full while it never falls silent past the timeout', async () => {
+    const { openaiBase, sim } = await start({ replies: [{ content: LONG_REPLY, fault: { kind: 'slow-body', delayMs: 5, chunkBytes: 256 } }] });
+    const response = await post(openaiBase('slow-ok'), {});
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toContain('sixteen');
+    expect(Array.from(onlyCall(setup!, 'slow-ok').completionTokenIds ?? [])).toEqual(sim.log[0]!.completionTokenIds);
+  });
+
+  it('reports a stream chunk that is not JSON as an error event TT_BACKEND_BAD_RESPONSE', async () => {
+    const { openaiBase } = await start({ replies: [{ content: LONG_REPLY, fault: { kind: 'malformed-json', afterTokens: 2 } }] });
+    const data = await readSseData(await post(openaiBase('badchunk'), { stream: true }));
+    expect(JSON.parse(data.at(-1)!)).toMatchObject({ error: { code: 'TT_BACKEND_BAD_RESPONSE' } });
+    expect(onlyCall(setup!, 'badchunk')).toMatchObject({ status: 'backend_error', httpStatus: 200, error: { code: 'TT_BACKEND_BAD_RESPONSE' } });
+  });
+
+  it('serves and records the next call exactly after a response with wrong token ids', async () => {
+    const { openaiBase, sim } = await start({ replies: [{ content: LONG_REPLY, fault: { kind: 'wrong-token-ids' } }, { content: 'all good now' }] });
+    await (await post(openaiBase('after-wrong'), {})).text();
+    expect((await post(openaiBase('after-wrong'), {})).status).toBe(200);
+    const calls = setup!.gateway.store.listCalls('after-wrong');
+    expect(calls.map((call) => [call.status, call.flags.length > 0])).toEqual([['ok', true], ['ok', false]]);
+    expect(Array.from(calls[1]!.completionTokenIds ?? [])).toEqual(sim.log[1]!.completionTokenIds);
   });
 });

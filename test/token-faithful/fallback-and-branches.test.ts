@@ -113,7 +113,8 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
 
   it('relays a backend error of the completions call to the harness and records it; the retry is served', async () => {
     const script: SimScript = { replies: [{ fault: { kind: 'http-error', status: 429, headers: { 'retry-after': '1' } } }, { text: 'Served.' }], otherwise: 'error' };
-    setup = await startTokenFaithful(script);
+    // backend retries off: the 429 itself must reach the harness here
+    setup = await startTokenFaithful(script, { gateway: { backendRetries: 0 } });
     const client = new OpenAI({ baseURL: setup.openaiBase('error'), apiKey: 'x', maxRetries: 0 });
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Hi' }];
     await expect(client.chat.completions.create({ model: MODEL, messages })).rejects.toMatchObject({ status: 429 });

@@ -39,7 +39,8 @@ describe('backend errors reach Claude Code in Anthropic shape and are recorded',
   const cases: Array<[status: number, type: string]> = [[500, 'api_error'], [503, 'overloaded_error'], [529, 'overloaded_error'], [401, 'authentication_error']];
   for (const [status, type] of cases) {
     it(`answers a backend ${status} as ${status} ${type} with the backend's message`, async () => {
-      await start({ replies: [{ fault: { kind: 'http-error', status, message: 'engine trouble' } }] });
+      // forever: a 503 is retried by the gateway (backendRetries) and must still be the answer after the last attempt
+      await start({ replies: [{ times: 'forever', fault: { kind: 'http-error', status, message: 'engine trouble' } }] });
       const response = await post(BODY);
       expect(response.status).toBe(status);
       expect(await response.json()).toEqual({ type: 'error', error: { type, message: expect.stringContaining('engine trouble') } });
@@ -48,10 +49,11 @@ describe('backend errors reach Claude Code in Anthropic shape and are recorded',
   }
 
   it('passes 429 with Retry-After; the SDK raises RateLimitError', async () => {
-    const { url } = await start({ replies: [{ times: 'forever', fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '7' } } }] });
+    // a Retry-After past backendRetryAfterMaxMs (10 s) is not waited out by the gateway: the harness gets it
+    const { url } = await start({ replies: [{ times: 'forever', fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '60' } } }] });
     const response = await post(BODY);
     expect(response.status).toBe(429);
-    expect(response.headers.get('retry-after')).toBe('7');
+    expect(response.headers.get('retry-after')).toBe('60');
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
     const client = new Anthropic({ baseURL: `${url}/s/err`, apiKey: 'x', maxRetries: 0 });
     await expect(client.messages.create({ ...BODY, messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(RateLimitError);

@@ -1,0 +1,89 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { FinishCallInput } from '../../store/types.js';
+import type { RecorderWrite } from './batch-writer.js';
+import type { RecorderCounters, RecordingFailureState } from './recorder.js';
+
+/** Token ids a finish carries, counted before its arrays may be handed to another thread. */
+export interface TokenCounts {
+  prompt: number;
+  completion: number;
+}
+
+/** While a burst lasts, the failure is logged again this often (with the count so far), not once per call. */
+const REMINDER_MS = 60_000;
+
+/**
+ * What became of each write, for both recorders: the counters (/healthz, /metrics) and the failure log. A failed
+ * write is never silent, but a full disk fails every call: the first failure of a burst is logged at error level,
+ * the rest only counted (with a reminder each minute), and the first success after it logs that recording works
+ * again. `failure()` tells /healthz whether the last write failed (status `degraded`).
+ *
+ * @example
+ * const outcomes = new RecordingOutcomes(log);
+ * outcomes.settled(write, error, countTokens(result));
+ */
+export class RecordingOutcomes {
+  readonly counters: RecorderCounters = {
+    callsStarted: 0, callsRecorded: 0, recordingFailures: 0, batchesCommitted: 0, promptTokensRecorded: 0, completionTokensRecorded: 0,
+  };
+  readonly #log: FastifyBaseLogger;
+  #failing = false;
+  #burstFailures = 0;
+  #lastLoggedAt = 0;
+  #lastFailure: RecordingFailureState['lastFailure'] = null;
+
+  constructor(log: FastifyBaseLogger) {
+    this.#log = log;
+  }
+
+  settled(write: RecorderWrite, error: unknown, tokens: TokenCounts | undefined): void {
+    const callId = write.kind === 'begin' ? write.input.callId : write.callId;
+    if (error !== undefined) {
+      this.#failed(error, write.kind, callId);
+      return;
+    }
+    if (this.#failing) {
+      this.#log.warn({ failures: this.#burstFailures, since: this.#lastFailure?.at }, 'recording works again');
+      this.#failing = false;
+    }
+    if (write.kind !== 'finish') return;
+    this.counters.callsRecorded++;
+    this.counters.promptTokensRecorded += tokens?.prompt ?? 0;
+    this.counters.completionTokensRecorded += tokens?.completion ?? 0;
+  }
+
+  /** Whether the newest write failed, and the newest failure. */
+  failure(): RecordingFailureState {
+    return { failing: this.#failing, lastFailure: this.#lastFailure === null ? null : { ...this.#lastFailure } };
+  }
+
+  #failed(error: unknown, stage: RecorderWrite['kind'], callId: string): void {
+    const now = Date.now();
+    this.counters.recordingFailures++;
+    const code = (error as { code?: unknown } | null)?.code;
+    this.#lastFailure = { at: now, stage, code: typeof code === 'string' ? code : null, message: error instanceof Error ? error.message : String(error) };
+    if (!this.#failing) {
+      this.#failing = true;
+      this.#burstFailures = 0;
+    }
+    this.#burstFailures++;
+    if (this.#burstFailures === 1) {
+      this.#lastLoggedAt = now;
+      this.#log.error({ err: error, stage, callId }, 'recording failed');
+    } else if (now - this.#lastLoggedAt >= REMINDER_MS) {
+      this.#lastLoggedAt = now;
+      this.#log.error({ err: error, stage, callId, failures: this.#burstFailures }, 'recording still failing');
+    } else {
+      this.#log.debug({ err: error, stage, callId }, 'recording failed');
+    }
+  }
+}
+
+/**
+ * The ids a finish records (what `tokentap_tokens_recorded_total` counts).
+ *
+ * @example countTokens(result) // { prompt: 1200, completion: 85 }
+ */
+export function countTokens(result: FinishCallInput): TokenCounts {
+  return { prompt: result.promptTokenIds?.length ?? 0, completion: result.completionTokenIds?.length ?? 0 };
+}
