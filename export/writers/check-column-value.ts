@@ -1,0 +1,40 @@
+import { ExportValueError } from './export-value-error.js';
+
+// Value checks shared by the JSONL and Parquet writers, so a row one format accepts the other accepts too.
+// Each throws an ExportValueError whose `where` is relative to the value; callers prepend the column.
+
+export const INT32_MIN = -2_147_483_648;
+export const INT32_MAX = 2_147_483_647;
+
+/** @example expectInteger(3, 0, 255, 'a uint8') // 3 */
+export function expectInteger(value: unknown, minimum: number, maximum: number, what: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) throw expected(what, value);
+  return value;
+}
+
+/** @example expectNumber(0.5) // 0.5; NaN passes here and is refused where it is written */
+export function expectNumber(value: unknown): number {
+  if (typeof value !== 'number') throw expected('a number', value);
+  return value;
+}
+
+/** @example expectString('a') // 'a' */
+export function expectString(value: unknown): string {
+  if (typeof value !== 'string') throw expected('a string', value);
+  return value;
+}
+
+/** @example finite(0.5) // 0.5; finite(NaN) throws */
+export function finite(value: number): number {
+  if (!Number.isFinite(value)) throw new ExportValueError('', `${value} is not a finite number (JSON has no NaN or Infinity)`);
+  return value;
+}
+
+/** @example throw expected('a string', 42) // "expected a string, got number 42" */
+export function expected(what: string, value: unknown): ExportValueError {
+  const shown = value === null || value === undefined ? String(value)
+    : ArrayBuffer.isView(value) ? value.constructor.name
+    : Array.isArray(value) ? 'an array'
+    : `${typeof value} ${String(value).slice(0, 40)}`;
+  return new ExportValueError('', `expected ${what}, got ${shown}`);
+}
