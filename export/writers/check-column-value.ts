@@ -38,3 +38,21 @@ export function expected(what: string, value: unknown): ExportValueError {
     : `${typeof value} ${String(value).slice(0, 40)}`;
   return new ExportValueError('', `expected ${what}, got ${shown}`);
 }
+
+/**
+ * Checks every element of an array value, naming the element's index in the error.
+ *
+ * @example checkedElements([1, 2], expectNumber, 'number[]') // [1, 2]
+ */
+export function checkedElements<T>(value: unknown, check: (element: unknown) => T, accepted: string): T[] {
+  if (!Array.isArray(value)) throw expected(accepted, value);
+  const elements = new Array<T>(value.length);
+  for (let index = 0; index < value.length; index += 1) {
+    try {
+      elements[index] = check(value[index]);
+    } catch (error) {
+      throw error instanceof ExportValueError ? error.within(index) : error;
+    }
+  }
+  return elements;
+}

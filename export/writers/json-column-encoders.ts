@@ -1,5 +1,5 @@
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
-import { expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
+import { checkedElements, expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
 import { ExportValueError } from './export-value-error.js';
 import type { JsonByteBuffer } from './json-byte-buffer.js';
 import { writeJsonValue, writeTypedArray } from './write-json-value.js';
@@ -51,17 +51,4 @@ export const JSON_COLUMN_ENCODERS: Record<ColumnType, JsonColumnEncoder> = {
 
 function writeNumbers(buffer: JsonByteBuffer, value: unknown, check: (element: unknown) => number | bigint, accepted: string): void {
   buffer.appendAscii(`[${checkedElements(value, check, accepted).join(',')}]`);
-}
-
-function checkedElements<T>(value: unknown, check: (element: unknown) => T, accepted: string): T[] {
-  if (!Array.isArray(value)) throw expected(accepted, value);
-  const elements = new Array<T>(value.length);
-  for (let index = 0; index < value.length; index += 1) {
-    try {
-      elements[index] = check(value[index]);
-    } catch (error) {
-      throw error instanceof ExportValueError ? error.within(index) : error;
-    }
-  }
-  return elements;
 }

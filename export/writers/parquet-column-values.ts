@@ -1,5 +1,5 @@
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
-import { expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
+import { checkedElements, expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
 import { encodeJsonValue } from './write-json-value.js';
 import { ExportValueError } from './export-value-error.js';
 
@@ -30,29 +30,16 @@ export const PARQUET_COLUMN_VALUES: Record<ColumnType, ParquetColumnValue> = {
   'int32[]': (value) =>
     value instanceof Int32Array || value instanceof Int16Array || value instanceof Uint16Array || value instanceof Int8Array || value instanceof Uint8Array
       ? Array.from(value)
-      : mapElements(value, (element) => expectInteger(element, INT32_MIN, INT32_MAX, 'an int32'), 'Int32Array or number[]'),
+      : checkedElements(value, (element) => expectInteger(element, INT32_MIN, INT32_MAX, 'an int32'), 'Int32Array or number[]'),
   'int64[]': (value) =>
     value instanceof Int32Array ? Array.from(value, BigInt)
     : value instanceof BigInt64Array ? Array.from(value)
-    : mapElements(value, (element) => (typeof element === 'bigint' ? element : BigInt(expectInteger(element, -SAFE, SAFE, 'an int64'))), 'Int32Array or number[]'),
-  'float32[]': (value) => (value instanceof Float32Array ? finiteFloats(value) : mapElements(value, (element) => finite(Math.fround(expectNumber(element))), 'Float32Array or number[]')),
-  'uint8[]': (value) => (value instanceof Uint8Array ? Array.from(value) : mapElements(value, (element) => expectInteger(element, 0, 255, 'a uint8'), 'Uint8Array or number[]')),
-  'string[]': (value) => mapElements(value, expectString, 'string[]'),
+    : checkedElements(value, (element) => (typeof element === 'bigint' ? element : BigInt(expectInteger(element, -SAFE, SAFE, 'an int64'))), 'Int32Array or number[]'),
+  'float32[]': (value) => (value instanceof Float32Array ? finiteFloats(value) : checkedElements(value, (element) => finite(Math.fround(expectNumber(element))), 'Float32Array or number[]')),
+  'uint8[]': (value) => (value instanceof Uint8Array ? Array.from(value) : checkedElements(value, (element) => expectInteger(element, 0, 255, 'a uint8'), 'Uint8Array or number[]')),
+  'string[]': (value) => checkedElements(value, expectString, 'string[]'),
   json: (value) => JSON.parse(encodeJsonValue(value)),
 };
-
-function mapElements<T>(value: unknown, check: (element: unknown) => T, accepted: string): T[] {
-  if (!Array.isArray(value)) throw expected(accepted, value);
-  const elements = new Array<T>(value.length);
-  for (let index = 0; index < value.length; index += 1) {
-    try {
-      elements[index] = check(value[index]);
-    } catch (error) {
-      throw error instanceof ExportValueError ? error.within(index) : error;
-    }
-  }
-  return elements;
-}
 
 function finiteFloats(values: Float32Array): number[] {
   const elements = new Array<number>(values.length);
