@@ -2,6 +2,7 @@ import { createGateway } from '../../gateway/create-gateway.js';
 import type { RolloutSession } from '../../gateway/rollouts/rollout-api.js';
 import { createSimBackend, type SimScript } from '../../sim/index.js';
 import { makeTempDir } from './temp-dir.js';
+import { recordedChat } from '../reconstruct/chat-through-gateway.js';
 
 /** The rollouts the fixture recorded, as a test expects to find them in the export. */
 export interface FixtureRollout {
@@ -122,29 +123,8 @@ async function runToolRollout(session: RolloutSession, options: { stream: boolea
 }
 
 async function chat(session: RolloutSession, messages: Message[], stream: boolean): Promise<Message> {
-  const response = await fetch(`${session.openai.baseURL}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${session.apiKey}` },
-    body: JSON.stringify({ model: MODEL, messages, tools: [CALCULATOR], stream }),
-  });
-  if (response.status !== 200) throw new Error(`chat call failed: ${response.status} ${await response.text()}`);
-  if (!stream) return toHistory(((await response.json()) as { choices: Array<{ message: Message }> }).choices[0]!.message);
-  const message: Message = { role: 'assistant', content: null };
-  const calls: NonNullable<Message['tool_calls']> = [];
-  for (const line of (await response.text()).split('\n')) {
-    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-    const delta = (JSON.parse(line.slice(6)) as { choices: Array<{ delta?: Record<string, any> }> }).choices[0]?.delta ?? {};
-    if (typeof delta.content === 'string') message.content = (message.content ?? '') + delta.content;
-    if (typeof delta.reasoning === 'string') message.reasoning = (message.reasoning ?? '') + delta.reasoning;
-    for (const piece of delta.tool_calls ?? []) {
-      const call = (calls[piece.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
-      if (piece.id) call.id = piece.id;
-      if (piece.function?.name) call.function.name = piece.function.name;
-      if (piece.function?.arguments) call.function.arguments += piece.function.arguments;
-    }
-  }
-  if (calls.length > 0) message.tool_calls = calls;
-  return toHistory(message);
+  const { message } = await recordedChat(session.openai.baseURL, { model: MODEL, messages, tools: [CALCULATOR] }, stream, { authorization: `Bearer ${session.apiKey}` });
+  return toHistory({ role: 'assistant', ...message });
 }
 
 /** The reply as it goes back into the history: reasoning kept, whitespace-only content as null (see examples/grpo-rollouts.ts). */

@@ -13,11 +13,11 @@ export async function chatThroughGateway(baseUrl: string, body: Record<string, u
   return (await recordedChat(baseUrl, body, stream)).message;
 }
 
-/** `chatThroughGateway`, also returning the id the gateway recorded the call under. */
-export async function recordedChat(baseUrl: string, body: Record<string, unknown>, stream: boolean): Promise<{ message: AssistantMessage; callId: string }> {
+/** `chatThroughGateway`, also returning the id the gateway recorded the call under; `headers` e.g. a session key. */
+export async function recordedChat(baseUrl: string, body: Record<string, unknown>, stream: boolean, headers: Record<string, string> = {}): Promise<{ message: AssistantMessage; callId: string }> {
   const response = await fetch(`${baseUrl}/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ model: 'Qwen/Qwen3-8B', ...body, stream }),
   });
   if (response.status !== 200) throw new Error(`chat call failed: ${response.status} ${await response.text()}`);
