@@ -4,7 +4,6 @@ import type { ExportSummary } from './export-options.js';
 import { exportSamples, type ExportSamplesOptions, type ExportSource } from './export-samples.js';
 import { createExportSummary } from './export-summary.js';
 
-export { formatDatasetStats } from './format-dataset-stats.js';
 
 /** Values counted in [from, to) (the last bin of a reward histogram includes its `to`). */
 export interface HistogramBin {

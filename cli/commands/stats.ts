@@ -24,7 +24,8 @@ export async function runStats(args: string[], env: NodeJS.ProcessEnv): Promise<
   const selection = parseSelectionFlags(values);
   const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
   try {
-    const { computeDatasetStats, formatDatasetStats } = await import('../../export/dataset-stats.js');
+    const { computeDatasetStats } = await import('../../export/dataset-stats.js');
+    const { formatDatasetStats } = await import('../../export/format-dataset-stats.js');
     const stats = computeDatasetStats(store, selection);
     process.stdout.write(values.json === true ? JSON.stringify(stats) + '\n' : formatDatasetStats(stats));
     return 0;

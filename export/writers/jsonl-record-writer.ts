@@ -2,7 +2,7 @@ import type { ExportRow } from '../../trainer-adapters/trainer-adapter.js';
 import { createJsonRowEncoder } from './create-json-row-encoder.js';
 import { ExportValueError } from './export-value-error.js';
 import { JsonByteBuffer } from './json-byte-buffer.js';
-import type { RecordWriter, RecordWriterOptions } from './record-writer.js';
+import type { RecordWriter, RecordWriterOptions } from './record-writer-contract.js';
 import { openTempOutputFile } from './temp-output-file.js';
 import { writeJsonValue } from './write-json-value.js';
 

@@ -6,7 +6,7 @@ import { ExportValueError } from './export-value-error.js';
 import { FileByteWriter } from './file-byte-writer.js';
 import { PARQUET_COLUMN_VALUES } from './parquet-column-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
-import type { RecordWriter, RecordWriterOptions } from './record-writer.js';
+import type { RecordWriter, RecordWriterOptions } from './record-writer-contract.js';
 import { openTempOutputFile } from './temp-output-file.js';
 
 /**
