@@ -1,0 +1,129 @@
+/**
+ * `npm run bench:load -- --sessions 1000 --minutes 5 --tokens 200 --rate 50`: holds that many concurrent streaming
+ * sessions on loopback against `tokentap serve` (a child process, recording as in production) in front of the
+ * simulator in fast mode (another child process), each session a loop of multi-turn calls with a long system prompt
+ * and a growing history, every call streaming `--tokens` tokens at `--rate` tokens per second. Prints a line every
+ * 30 s and, at the end: calls completed, errors, lost calls (every call a client received in full must be `ok` in
+ * the store with as many completion ids), the gateway's RSS at start, end and peak, its event-loop delay, and the
+ * clients' time to first token and inter-token gaps (docs/reliability.md, promise 4). Exits 1 on any error or lost
+ * call. `--short` is a quick run (100 sessions, 30 s) unless --sessions / --minutes say otherwise.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { openFilesLimit, readCpuSeconds, readResidentMemory, scrapeEventLoopDelay, startLoadGateway, startLoadSim, type EventLoopWindow } from './load-processes.js';
+import { LoadStats, runLoadSession } from './load-session.js';
+import { formatLoadReport, formatProgressLine, type LoadRun } from './load-report.js';
+import { verifyReceivedCalls } from './load-verify.js';
+
+const write = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+function cpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
+function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: boolean; reportSeconds: number } {
+  const { values } = parseArgs({
+    options: {
+      sessions: { type: 'string' },
+      minutes: { type: 'string' },
+      tokens: { type: 'string', default: '200' },
+      rate: { type: 'string', default: '50' },
+      'system-tokens': { type: 'string', default: '6000' },
+      'max-prompt-tokens': { type: 'string', default: '30000' },
+      'ramp-seconds': { type: 'string' },
+      'report-seconds': { type: 'string', default: '30' },
+      short: { type: 'boolean', default: false },
+      'work-dir': { type: 'string' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const sessions = Number(values.sessions ?? (values.short ? 100 : 1000));
+  const minutes = Number(values.minutes ?? (values.short ? 0.5 : 5));
+  return {
+    sessions,
+    minutes,
+    tokens: Number(values.tokens),
+    rate: Number(values.rate),
+    systemTokens: Number(values['system-tokens']),
+    maxPromptTokens: Number(values['max-prompt-tokens']),
+    // starting a thousand sessions in the same millisecond measures the herd, not the steady state
+    rampSeconds: Number(values['ramp-seconds'] ?? Math.min(10, minutes * 6)),
+    reportSeconds: Number(values['report-seconds']),
+    workDir: values['work-dir'],
+    keep: values.keep,
+  };
+}
+
+async function main(): Promise<number> {
+  const flags = readFlags();
+  const limit = openFilesLimit();
+  // the gateway holds a socket per harness and one per backend stream, plus the store, logs and pipes
+  const needed = 2 * flags.sessions + 200;
+  if (limit !== null && limit < needed) write(`warning: ulimit -n is ${limit}; ${flags.sessions} sessions need about ${needed} (raise it: ulimit -n ${Math.max(needed, 65536)})`);
+  const workDir = flags.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-load-'));
+  const sim = await startLoadSim({ tokensPerSecond: flags.rate, replyTokens: flags.tokens, logFile: join(workDir, 'sim.log') });
+  const db = join(workDir, 'load.db');
+  const gateway = await startLoadGateway({ backendUrl: sim.url, db, connections: Math.max(256, flags.sessions), logFile: join(workDir, 'gateway.log') });
+  const pid = gateway.child.pid!;
+  const pool = new Pool(gateway.url, { connections: flags.sessions });
+  const stats = new LoadStats();
+  const run: LoadRun = {
+    config: flags, stats, windows: [], gatewayRssStart: readResidentMemory(pid)?.rssBytes ?? Number.NaN, gatewayRssEnd: Number.NaN, gatewayRssPeak: Number.NaN,
+    gatewayCpuSeconds: -readCpuSeconds(pid), simCpuSeconds: -readCpuSeconds(sim.child.pid!), clientCpuSeconds: -cpuSeconds(), seconds: 0, loadStart: loadavg()[0]!, loadEnd: Number.NaN, cores: availableParallelism(),
+    verdict: null, gatewayExit: null,
+  };
+  // the first scrape starts prom-client's event-loop histogram; each later one reads the window since the last
+  await scrapeEventLoopDelay(gateway.url);
+  const startedAt = performance.now();
+  const deadline = startedAt + flags.minutes * 60_000;
+  const rampMs = flags.rampSeconds * 1000;
+  const sessions = Array.from({ length: flags.sessions }, async (_, index) => {
+    await new Promise((resolve) => setTimeout(resolve, (rampMs * index) / flags.sessions));
+    await runLoadSession({
+      pool, index, tokens: flags.tokens, systemPromptBytes: flags.systemTokens * 4, maxBodyBytes: flags.maxPromptTokens * 4, deadline, stats,
+    });
+  });
+  let previous = { at: startedAt, calls: 0, tokens: 0 };
+  const progress = setInterval(() => {
+    void scrapeEventLoopDelay(gateway.url).then((window: EventLoopWindow | null) => {
+      if (window !== null) run.windows.push(window);
+      const now = { at: performance.now(), calls: stats.received.length, tokens: stats.tokens };
+      write(formatProgressLine(run, (now.at - startedAt) / 1000, { seconds: (now.at - previous.at) / 1000, calls: now.calls - previous.calls, tokens: now.tokens - previous.tokens }, window, readResidentMemory(pid)));
+      previous = now;
+    });
+  }, flags.reportSeconds * 1000);
+  await Promise.all(sessions);
+  clearInterval(progress);
+  run.seconds = (performance.now() - startedAt) / 1000;
+  const lastWindow = await scrapeEventLoopDelay(gateway.url);
+  if (lastWindow !== null) run.windows.push(lastWindow);
+  const memory = readResidentMemory(pid);
+  [run.gatewayRssEnd, run.gatewayRssPeak] = [memory?.rssBytes ?? Number.NaN, memory?.peakRssBytes ?? Number.NaN];
+  run.gatewayCpuSeconds += readCpuSeconds(pid);
+  run.simCpuSeconds += readCpuSeconds(sim.child.pid!);
+  run.clientCpuSeconds += cpuSeconds();
+  run.loadEnd = loadavg()[0]!;
+  await pool.close();
+  run.gatewayExit = await gateway.stop();
+  await sim.stop();
+  run.verdict = verifyReceivedCalls(db, stats.received);
+  write(formatLoadReport(run));
+  const failed = stats.errors > 0 || run.verdict.lost > 0 || run.verdict.wrongTokenCount > 0 || run.gatewayExit !== 0;
+  if (failed || flags.keep) write(`database and logs kept in ${workDir}`);
+  else rmSync(workDir, { recursive: true, force: true });
+  return failed ? 1 : 0;
+}
+
+main().then((code) => {
+  process.exitCode = code;
+}, (error: unknown) => {
+  process.stderr.write(`load: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});
