@@ -25,6 +25,7 @@ import { registerObservabilityRoutes } from './metrics/register-observability-ro
 import { answerClientError } from './security/answer-client-error.js';
 import { answerFrameworkError, MAX_PARAM_LENGTH } from './security/answer-framework-error.js';
 import { registerJsonBodyParser } from './security/json-body-parser.js';
+import { registerLingeringClose } from './security/linger-before-close.js';
 import { registerRateLimit } from './security/rate-limit.js';
 import { publicBindWarnings } from './security/public-bind-warnings.js';
 import { requestTimeoutOptions } from './security/request-timeout-options.js';
@@ -144,6 +145,8 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   app.removeContentTypeParser('text/plain');
   // invalid UTF-8, nesting past maxJsonDepth and prototype keys are refused before any route reads the body
   registerJsonBodyParser(app, { maxDepth: context.config.maxJsonDepth });
+  // a body refused while still arriving (413, 415) is read to its end or for a few seconds before the socket closes
+  registerLingeringClose(app);
   if (context.config.rateLimit !== undefined) registerRateLimit(app, context, context.config.rateLimit);
   // /healthz, /metrics and the hooks counting every request and error answered
   registerObservabilityRoutes(app, context);

@@ -52,6 +52,22 @@ describe('a 100 MiB body over a real socket is refused with 413 in the protocol 
     });
   }
 
+  it('a real client (fetch) streaming 100 MiB reads the 413 every time, not a reset: the connection lingers', async () => {
+    const oneMib = Buffer.alloc(MIB, '1,');
+    for (const endpoint of [BODY_ENDPOINTS[0], BODY_ENDPOINTS[3], BODY_ENDPOINTS[5]] as BodyEndpoint[]) {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(oneMib);
+          },
+        });
+        const response = await fetch(`${setup.url}${endpoint.path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body, duplex: 'half' } as RequestInit);
+        expect(response.status, endpoint.name).toBe(413);
+        expectErrorShape(endpoint.protocol, await response.text(), endpoint.name);
+      }
+    }
+  });
+
   it('serves a normal call afterwards', async () => {
     const response = await fetch(`${setup.url}/s/after/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid) });
     expect(response.status).toBe(200);
