@@ -1,6 +1,5 @@
 import type { CallBodies } from '../../store/index.js';
 import type { Conversation, ConversationMessage } from '../export-sample.js';
-import { assembleStreamReply } from './assemble-stream-reply.js';
 import { readConversationMessage } from './read-conversation-message.js';
 
 /**
@@ -72,7 +71,7 @@ function replyMessage(bodies: CallBodies): unknown {
     const choice = body.choices.find((entry) => isRecord(entry) && (entry.index ?? 0) === 0);
     if (isRecord(choice) && isRecord(choice.message)) return { ...choice.message, role: 'assistant' };
   }
-  if (typeof bodies.responseStream === 'string') return assembleStreamReply(bodies.responseStream);
+  // the gateway stores an assembled body beside every stream; a call without one got no reply to train on
   return null;
 }
 

@@ -67,14 +67,15 @@ describe('readConversation on calls recorded through the gateway', () => {
     });
   }
 
-  it('a streamed call reads the same from its raw stream as from its assembled body', async () => {
+  it('a streamed call is stored with an assembled body, which is what it reads', async () => {
     setup = await startGatewayWithSim({ script: SCRIPT });
     const calls = await toolLoop(setup.openaiBase('stream'), true);
     expect(calls[0]!.reply.tool_calls).toHaveLength(1);
     for (const { callId } of calls) {
       const bodies = bodiesOf(callId);
       expect(bodies.responseStream).toContain('data: ');
-      expect(readConversation({ ...bodies, responseBody: null })).toEqual(readConversation(bodies));
+      expect(bodies.responseBody).toMatchObject({ choices: [{ index: 0, message: { role: 'assistant' } }] });
+      expect(readConversation(bodies)).not.toBeNull();
     }
   });
 
