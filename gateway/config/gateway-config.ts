@@ -32,8 +32,8 @@ export const gatewayConfigSchema = z.strictObject({
   backendHeadersTimeoutMs: z.coerce.number().int().positive().default(600_000),
   /** ms the backend's body may stay silent between two chunks */
   backendBodyTimeoutMs: z.coerce.number().int().positive().default(300_000),
-  /** keep-alive connections to the backend */
-  backendConnections: z.coerce.number().int().positive().default(256),
+  /** keep-alive connections to the backend: each streaming call holds one until it ends, so this caps concurrent calls (more wait) */
+  backendConnections: z.coerce.number().int().positive().default(1024),
   /** ms to wait for a TCP (and TLS) connection to the backend */
   backendConnectTimeoutMs: z.coerce.number().int().positive().default(10_000),
   /**
