@@ -34,7 +34,8 @@ function explicitSession(request: CallRequest): string | undefined {
 /**
  * The session of a model call. A session key (`tt-...` as the API key) selects its session, and a key for
  * another session than the path (or `x-tokentap-session`) names is refused (403); an unknown key is 401.
- * Without a key the implicit rules apply (resolveSession), unless `requireSessionKey` is set. Calls to a session
+ * Without a key the implicit rules apply (resolveSession), unless `requireSessionKey` is set or the named session
+ * was handed a key (then 401: only its key may add calls to it). Calls to a session
  * that has ended get TT_SESSION_ENDED (409), in the front door's own error shape.
  *
  * @example const { sessionId } = attributeCall(request, control, { requireSessionKey: false });
@@ -56,6 +57,11 @@ export function attributeCall(request: CallRequest, control: RolloutControl, opt
     attribution = resolveSession(request.params.sessionId, request.headers);
   }
   const rollout = control.store.getRollout(attribution.sessionId);
+  // a session handed a key takes calls only with that key: naming it in the path must not let anyone add calls
+  // (training data) to someone else's rollout
+  if (rollout?.hasKey === true && !(credential !== undefined && isSessionKey(credential))) {
+    throw new TokentapError('TT_UNAUTHORIZED', { message: `Session ${JSON.stringify(rollout.id.slice(0, 140))} has a session key: send it as the API key` });
+  }
   assertOpen(rollout);
   return { ...attribution, rollout };
 }

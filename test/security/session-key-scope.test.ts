@@ -80,6 +80,23 @@ describe('a session key reaches only its own session', () => {
     expect(sessionB()).toEqual(before);
   });
 
+  it('a call without a key cannot post into a session that was handed one, by path or by header, on any front door', async () => {
+    const before = sessionB();
+    for (const endpoint of BODY_ENDPOINTS.filter((candidate) => candidate.protocol !== 'admin' && candidate.name !== 'count_tokens')) {
+      for (const [how, path, headers] of [
+        ['path', endpoint.path.replace('/s/hostile/', '/s/session-b/'), {}],
+        ['path, a harness API key', endpoint.path.replace('/s/hostile/', '/s/session-b/'), { authorization: 'Bearer sk-harness-key' }],
+        ['x-tokentap-session', endpoint.path.replace('/s/hostile', ''), { 'x-tokentap-session': 'session-b' }],
+      ] as const) {
+        const response = await fetch(`${setup.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(endpoint.valid) });
+        const text = await response.text();
+        expect(response.status, `${endpoint.name} via ${how}: ${text}`).toBe(401);
+        expectErrorShape(endpoint.protocol as Protocol, text, endpoint.name);
+      }
+    }
+    expect(sessionB()).toEqual(before);
+  });
+
   it("a harness session header naming B does not move A's key there: the call lands in A", async () => {
     const response = await fetch(`${setup.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keyA}`, 'x-claude-code-session-id': 'session-b' }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid) });
     expect(response.status).toBe(200);
