@@ -1,4 +1,5 @@
 import { applyRolloutFields, type RolloutFieldsSource } from './apply-rollout-fields.js';
+import { assignLossWeights } from './assign-loss-weights.js';
 import { reconstructCalls } from './reconstruct-calls.js';
 import type { ReconstructOptions, ReconstructSource, SessionReconstruction } from './reconstruct-options.js';
 import type { Sample } from './sample.js';
@@ -27,5 +28,7 @@ export function reconstructSessionReport(store: ReconstructSource & RolloutField
   const report = reconstructCalls(sessionId, store.listCalls(sessionId), (callId) => store.getCallBodies(callId), options);
   // group, rewards and end status from the rollout API, when the store has them
   applyRolloutFields(report.samples, sessionId, store);
+  // again: a session that ended failed or aborted gave its samples that status, and those are not counted
+  assignLossWeights(report.samples);
   return report;
 }
