@@ -35,6 +35,12 @@ interface AgentState {
   previous: { id: string; sequence: Int32Array } | null;
   /** the drift injected for the agent's next call, and whether its `against` is exactly the previous call */
   pending: { kind: DriftKind; exact: boolean; kinds?: DriftKind[] } | null;
+  /**
+   * the agent's history was edited before: the chain it left behind may share a longer prefix with a later prompt
+   * than its own previous call does (two replies starting with the same tokens), and the diagnostic then names that
+   * older chain, rightly, as history-edited
+   */
+  edited?: boolean;
 }
 
 /**
@@ -58,7 +64,10 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
   for (const step of plan.steps) {
     const agent = agents[step.agent] as AgentState;
     if (agent.messages.length === 0) agent.messages = [{ role: 'system', content: agent.system }, { role: 'user', content: `Task ${step.agent}: tidy the notes.` }];
-    if (agent.previous !== null && applyHistoryDrift(agent.messages, step.historyDrift, counter)) agent.pending = { kind: 'history-edited', exact: false };
+    if (agent.previous !== null && applyHistoryDrift(agent.messages, step.historyDrift, counter)) {
+      agent.pending = { kind: 'history-edited', exact: false };
+      agent.edited = true;
+    }
     let drift = effectiveReplyDrift(step, agent.messages);
     const reply = drift === 'length-cut' || drift === 'length-cut-edited' ? { content: `${step.reply.content ?? 'Writing the notes now.'} And more words follow here.`, toolCalls: [] } : step.reply;
     const prompt = renderPrompt(tokenizer, agent.messages);
@@ -134,6 +143,7 @@ function expectationFor(agent: AgentState, callId: string, prompt: Int32Array, a
   while (shared < prompt.length && shared < previous.sequence.length && prompt[shared] === previous.sequence[shared]) shared++;
   const exactly = { againstCallId: previous.id, position: shared };
   if (shared === previous.sequence.length && (agent.pending === null || agent.pending.kinds !== undefined)) return { callId, outcome: 'join', previousCallId: previous.id };
+  if (agent.pending === null && agent.edited === true) return { callId, outcome: 'break', previousCallId: previous.id, kinds: ['template-rerender', 'history-edited'] };
   if (agent.pending === null) return { callId, outcome: 'break', previousCallId: previous.id, kinds: ['template-rerender'], ...exactly };
   const kinds = agent.pending.kinds ?? [agent.pending.kind];
   return { callId, outcome: 'break', previousCallId: previous.id, kinds, ...(agent.pending.exact ? exactly : {}) };
