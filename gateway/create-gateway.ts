@@ -131,7 +131,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     recorder,
     async listen() {
       await recorder.ready();
-      const address = await app.listen({ port: config.port, host: config.host });
+      // a fleet opening 1,000 connections at once overflowed Node's default backlog of 511 (bench/load: client
+      // connect timeouts); the kernel caps it at net.core.somaxconn
+      const address = await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
       listeningAt = address.replace('://[::1]', '://localhost');
       for (const warning of publicBindWarnings(config)) logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey, adminToken: config.adminToken !== undefined }, warning);
       return listeningAt;
@@ -139,6 +141,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     close: () => app.close(),
   };
 }
+
+/** Pending connections the kernel may queue before accept (Node's default is 511). */
+const LISTEN_BACKLOG = 4096;
 
 function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   // every front door speaks JSON: a text/plain body is a client mistake (415), not a string to validate
