@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../store/index.js';
 import { exportDataset } from '../../export/export-dataset.js';
 import { qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
-import { recordExportFixture, type ExportFixture } from '../helpers/record-export-fixture.js';
+import { useExportFixture } from '../helpers/record-export-fixture.js';
 import { readParquetWithDuckDb } from '../helpers/read-parquet-with-duckdb.js';
 import { createHash } from 'node:crypto';
 
-let fixture: ExportFixture;
-let store: Store;
-beforeAll(async () => {
-  fixture = await recordExportFixture();
-  store = openStore({ path: fixture.dbPath, readonly: true });
-}, 60_000);
-afterAll(() => {
-  store?.close();
-  fixture?.remove();
-});
+const recorded = useExportFixture();
 
 describe('exportDataset', () => {
   it('stamps Parquet files with the schema version, tokentap version and the model folder tokenizer and template hashes', async () => {
-    const out = join(fixture.dir, 'provenance.parquet');
-    const result = await exportDataset(store, { format: 'slime', out, modelDir: qwen3TokenizerDir(), filters: { split: 'train' }, advantage: { estimator: 'rloo' } });
+    const out = join(recorded.fixture.dir, 'provenance.parquet');
+    const result = await exportDataset(recorded.store, { format: 'slime', out, modelDir: qwen3TokenizerDir(), filters: { split: 'train' }, advantage: { estimator: 'rloo' } });
     const tokenizerHash = `sha256:${createHash('sha256').update(readFileSync(join(qwen3TokenizerDir(), 'tokenizer.json'))).digest('hex')}`;
     const { metadata, rows } = await readParquetWithDuckDb(out);
     expect(metadata).toMatchObject({
@@ -40,20 +30,20 @@ describe('exportDataset', () => {
   });
 
   it('says unknown for the hashes without a model folder, and refuses a folder without tokenizer.json', async () => {
-    const result = await exportDataset(store, { format: 'jsonl', out: join(fixture.dir, 'plain.jsonl') });
+    const result = await exportDataset(recorded.store, { format: 'jsonl', out: join(recorded.fixture.dir, 'plain.jsonl') });
     expect(result.provenance).toMatchObject({ tokenizer_hash: 'unknown', chat_template_hash: 'unknown' });
-    await expect(exportDataset(store, { format: 'jsonl', out: join(fixture.dir, 'refused.jsonl'), modelDir: fixture.dir })).rejects.toThrow(/tokenizer\.json/);
-    expect(existsSync(join(fixture.dir, 'refused.jsonl'))).toBe(false);
+    await expect(exportDataset(recorded.store, { format: 'jsonl', out: join(recorded.fixture.dir, 'refused.jsonl'), modelDir: recorded.fixture.dir })).rejects.toThrow(/tokenizer\.json/);
+    expect(existsSync(join(recorded.fixture.dir, 'refused.jsonl'))).toBe(false);
   });
 
   it('stops on its signal mid-export and leaves neither the dataset nor a temp file', async () => {
-    const before = readdirSync(fixture.dir);
+    const before = readdirSync(recorded.fixture.dir);
     const stop = new AbortController();
-    const out = join(fixture.dir, 'stopped.parquet');
+    const out = join(recorded.fixture.dir, 'stopped.parquet');
     // the first unit done: abort, as Ctrl-C in the CLI does
-    const exporting = exportDataset(store, { format: 'verl', out, onProgress: () => stop.abort(new Error('interrupted')), signal: stop.signal });
+    const exporting = exportDataset(recorded.store, { format: 'verl', out, onProgress: () => stop.abort(new Error('interrupted')), signal: stop.signal });
     await expect(exporting).rejects.toThrow('interrupted');
     expect(existsSync(out)).toBe(false);
-    expect(readdirSync(fixture.dir)).toEqual(before);
+    expect(readdirSync(recorded.fixture.dir)).toEqual(before);
   });
 });

@@ -1,4 +1,6 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createGateway } from '../../gateway/create-gateway.js';
+import { openStore, type Store } from '../../store/index.js';
 import type { RolloutSession } from '../../gateway/rollouts/rollout-api.js';
 import { createSimBackend, type SimScript } from '../../sim/index.js';
 import { makeTempDir } from './temp-dir.js';
@@ -136,4 +138,24 @@ function toHistory(message: Message): Message {
     ...(message.reasoning === undefined ? {} : { reasoning: message.reasoning }),
     ...(message.tool_calls === undefined || message.tool_calls.length === 0 ? {} : { tool_calls: message.tool_calls }),
   };
+}
+
+/**
+ * The fixture for one test file: recorded once before its tests, opened read-only, closed and removed after them.
+ *
+ * @example
+ * const recorded = useExportFixture();
+ * it('...', () => { exportSamples(recorded.store, {}); });
+ */
+export function useExportFixture(): { readonly fixture: ExportFixture; readonly store: Store } {
+  const state = {} as { fixture: ExportFixture; store: Store };
+  beforeAll(async () => {
+    state.fixture = await recordExportFixture();
+    state.store = openStore({ path: state.fixture.dbPath, readonly: true });
+  }, 60_000);
+  afterAll(() => {
+    state.store?.close();
+    state.fixture?.remove();
+  });
+  return state;
 }
