@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { SESSION_END_STATUSES } from '../../store/index.js';
 import { TokentapError } from '../errors/tokentap-error.js';
+import { SESSION_ID_PATTERN } from '../sessions/resolve-session.js';
 
 /** Session and group ids travel in URL paths: the same safe alphabet as every session id. */
-export const idSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'use 1-128 of A-Z a-z 0-9 . _ : -');
+export const idSchema = z.string().regex(SESSION_ID_PATTERN, 'use 1-128 of A-Z a-z 0-9 . _ : - (not . or .. alone)');
 
 /**
  * Sampling parameters a session may force on its backend requests, by their backend (vLLM) names. Only these:

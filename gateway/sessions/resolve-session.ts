@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { TokentapError } from '../errors/tokentap-error.js';
 
-/** Session ids travel in URL paths and file names: keep them to a safe alphabet. */
-const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * Session (and group) ids travel in URL paths and file names: a safe alphabet, and never `.` or `..` alone, which
+ * path-joining code would read as this or the parent folder.
+ */
+export const SESSION_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
 
 export const DEFAULT_SESSION_ID = 'default';
 

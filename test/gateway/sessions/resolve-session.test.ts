@@ -18,6 +18,10 @@ describe('session attribution', () => {
   it('rejects a malformed explicit session id instead of guessing', () => {
     expect(() => resolveSession('a/b', {})).toThrow(TokentapError);
     expect(() => resolveSession(undefined, { 'x-tokentap-session': 'x'.repeat(129) })).toThrow(/Invalid session id/);
+    // `.` and `..` alone would name this or the parent folder to any code that joins ids into paths
+    for (const id of ['.', '..']) expect(() => resolveSession(undefined, { 'x-tokentap-session': id })).toThrow(/Invalid session id/);
+    expect(resolveSession('...', {})).toEqual({ sessionId: '...', source: 'path' });
+    expect(resolveSession('v1.2', {})).toEqual({ sessionId: 'v1.2', source: 'path' });
   });
 
   it('falls through a harness header that does not fit, since that is not the user\'s mistake', () => {
