@@ -2,7 +2,7 @@ import type { SampleStatus } from '../reconstruct/index.js';
 import { sampleStandardDeviation } from './compute-advantages.js';
 import type { ExportSummary } from './export-options.js';
 import { exportSamples, type ExportSamplesOptions, type ExportSource } from './export-samples.js';
-import { createExportSummary } from './export-summary.js';
+import { countTrained, createExportSummary } from './export-summary.js';
 
 
 /** Values counted in [from, to) (the last bin of a reward histogram includes its `to`). */
@@ -75,7 +75,7 @@ export function computeDatasetStats(store: ExportSource, options: ExportSamplesO
       if (sample.reward !== undefined) rewards.push(sample.reward);
       if (item.advantage !== null) addAdvantage(advantages, item.advantage);
     }
-    const trained = sample.lossMask.reduce((total, value) => total + value, 0);
+    const trained = countTrained(sample.lossMask);
     increment(lengths, powerOfTwoBin(sample.tokens.length));
     increment(trainedLengths, powerOfTwoBin(trained));
     stats.statuses[sample.status] = (stats.statuses[sample.status] ?? 0) + 1;

@@ -5,6 +5,7 @@ import { isAdapterSkip } from '../trainer-adapters/trainer-adapter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
 import { readExportProvenance, type ExportProvenance } from './export-provenance.js';
 import { createExportSummary, exportSamples, type ExportSamplesOptions } from './export-samples.js';
+import { uncountSample } from './export-summary.js';
 import { createRecordWriter } from './writers/record-writer.js';
 
 export interface ExportDatasetOptions extends ExportSelection {
@@ -72,7 +73,7 @@ export async function exportDataset(store: Store, options: ExportDatasetOptions)
       options.signal?.throwIfAborted();
       const row = adapter.toRow(exportSample);
       if (isAdapterSkip(row)) {
-        uncount(summary, exportSample.sample, row.skip);
+        uncountSample(summary, exportSample.sample, row.skip);
         continue;
       }
       await writer.write(row);
@@ -85,14 +86,4 @@ export async function exportDataset(store: Store, options: ExportDatasetOptions)
     await writer.abort();
     throw error;
   }
-}
-
-/** A sample the pipeline counted but the format could not hold: moved from the totals to `dropped`. */
-function uncount(summary: ExportSummary, sample: { tokens: Int32Array; lossMask: Uint8Array }, reason: string): void {
-  summary.samples -= 1;
-  summary.tokens -= sample.tokens.length;
-  let trained = 0;
-  for (const bit of sample.lossMask) trained += bit;
-  summary.trainedTokens -= trained;
-  summary.dropped[reason] = (summary.dropped[reason] ?? 0) + 1;
 }

@@ -3,7 +3,7 @@ import type { Conversation, ExportSample } from '../trainer-adapters/export-samp
 import type { TrainerAdapter } from '../trainer-adapters/trainer-adapter.js';
 import { createSampleFilter, trainedPolicyVersions } from './create-sample-filter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
-import { createExportSummary } from './export-summary.js';
+import { countSample, createExportSummary } from './export-summary.js';
 import { exportUnit, type ExportedRollout, type ExportUnitOptions, type ExportUnitSource, type KeptSample } from './export-unit.js';
 import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
 
@@ -85,9 +85,7 @@ function* unitSamples(
     summary.sessions += 1;
     for (const [rolloutSampleIndex, kept] of rollout.samples.entries()) {
       const item = toExportSample(kept, rollout, groupKey, { ...position, repetitionIndex, rolloutSampleIndex });
-      summary.samples += 1;
-      summary.tokens += kept.sample.tokens.length;
-      summary.trainedTokens += countTrained(kept.sample.lossMask);
+      countSample(summary, kept.sample);
       position.index += 1;
       yield item;
     }
@@ -116,10 +114,4 @@ function toExportSample(
     policyVersions: versions,
     ...(kept.conversation === undefined ? {} : { conversation: kept.conversation }),
   };
-}
-
-function countTrained(mask: Uint8Array): number {
-  let trained = 0;
-  for (const value of mask) trained += value;
-  return trained;
 }

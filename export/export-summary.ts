@@ -1,4 +1,4 @@
-import type { SessionReconstruction } from '../reconstruct/index.js';
+import type { Sample, SessionReconstruction } from '../reconstruct/index.js';
 import type { ExportSummary } from './export-options.js';
 
 /**
@@ -32,4 +32,34 @@ export function countReason(counters: Record<string, number>, reason: string, co
 export function countReconstruction(summary: ExportSummary, report: SessionReconstruction): void {
   for (const skipped of report.skipped) countReason(summary.skippedCalls, skipped.reason);
   for (const [kind, count] of Object.entries(report.driftCounts)) countReason(summary.drift, kind, count);
+}
+
+/** @example countTrained(Uint8Array.of(0, 1, 1)) // 2 */
+export function countTrained(mask: Uint8Array): number {
+  let trained = 0;
+  for (const value of mask) trained += value;
+  return trained;
+}
+
+/**
+ * Adds an exported sample to the totals (samples, tokens, trained tokens).
+ *
+ * @example countSample(summary, exported.sample);
+ */
+export function countSample(summary: ExportSummary, sample: Pick<Sample, 'tokens' | 'lossMask'>): void {
+  summary.samples += 1;
+  summary.tokens += sample.tokens.length;
+  summary.trainedTokens += countTrained(sample.lossMask);
+}
+
+/**
+ * Moves a sample the pipeline counted but a format could not hold (an adapter's skip) from the totals to `dropped`.
+ *
+ * @example if (isAdapterSkip(row)) uncountSample(summary, exported.sample, row.skip);
+ */
+export function uncountSample(summary: ExportSummary, sample: Pick<Sample, 'tokens' | 'lossMask'>, reason: string): void {
+  summary.samples -= 1;
+  summary.tokens -= sample.tokens.length;
+  summary.trainedTokens -= countTrained(sample.lossMask);
+  countReason(summary.dropped, reason);
 }

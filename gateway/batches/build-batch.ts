@@ -1,5 +1,6 @@
 import type { ExportSelection, ExportSummary } from '../../export/export-options.js';
 import { createExportSummary, exportSamples, type ExportSource } from '../../export/export-samples.js';
+import { uncountSample } from '../../export/export-summary.js';
 import { readConversation } from '../../trainer-adapters/conversation/read-conversation.js';
 import { isAdapterSkip, type TrainerAdapter } from '../../trainer-adapters/index.js';
 import { toWireJson } from './to-wire-json.js';
@@ -24,10 +25,7 @@ export function buildBatch(store: ExportSource, groupIds: string[], adapter: Tra
   for (const item of exportSamples(store, { ...selection, groupIds, adapter, summary, readConversation })) {
     const row = adapter.toRow(item);
     if (isAdapterSkip(row)) {
-      summary.samples -= 1;
-      summary.tokens -= item.sample.tokens.length;
-      summary.trainedTokens -= item.sample.lossMask.reduce((trained, bit) => trained + bit, 0);
-      summary.dropped[row.skip] = (summary.dropped[row.skip] ?? 0) + 1;
+      uncountSample(summary, item.sample, row.skip);
       continue;
     }
     rows.push(toWireJson(adapter.toJson === undefined ? row : adapter.toJson(row)));
