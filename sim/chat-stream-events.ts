@@ -3,6 +3,7 @@ import { createQwen3ChatStreamParser, type ChatStreamDelta } from '../reconstruc
 import type { ChatAnswer } from './chat-response-body.js';
 import { chatLogprobsContent } from './format-logprobs.js';
 import { setReasoning, setTokenIds, usageInfo } from './response-fields.js';
+import { streamGroups } from './stream-groups.js';
 import type { StreamEvent } from './write-response.js';
 
 export interface ChatStreamInput extends ChatAnswer {
@@ -15,6 +16,8 @@ export interface ChatStreamInput extends ChatAnswer {
   contentOnly: boolean;
   /** old vLLM: tokens the parser swallowed are never sent (see SimBackendOptions.dropStreamedToolCallIds) */
   dropSwallowed: boolean;
+  /** tokens per chunk after the first (vLLM's `--stream-interval`, see streamGroups) */
+  streamInterval: number;
 }
 
 /**
@@ -23,7 +26,8 @@ export interface ChatStreamInput extends ChatAnswer {
  * token with `delta.content`, `delta.reasoning` or `delta.tool_calls`, its `token_ids` and `logprobs`; a
  * token the parsers swallow still gets an empty-delta chunk when token ids or logprobs were asked (PR
  * #29074); the last token's chunk carries `finish_reason`, `stop_reason` and, for the end-of-turn token,
- * `delta: {"content": ""}`; then the usage chunk (`include_usage`) and `[DONE]`.
+ * `delta: {"content": ""}`; then the usage chunk (`include_usage`) and `[DONE]`. With a stream interval above 1,
+ * a chunk carries that many tokens (ids, logprobs and the parsed text of all of them), as `--stream-interval` does.
  *
  * @example
  * await writeEventStream(exchange, chatStreamEvents(input), options);
@@ -36,24 +40,26 @@ export function* chatStreamEvents(input: ChatStreamInput): Generator<StreamEvent
   const sendEmpty = input.returnTokenIds || input.logprobs !== null;
   let waiting = 0;
   let wrongIdsPending = input.wrongTokenIds;
-  for (let position = 0; position < plan.tokenIds.length; position++) {
-    const text = plan.tokenTexts[position] ?? '';
+  const count = plan.tokenIds.length;
+  for (const group of streamGroups(count, input.streamInterval)) {
+    // vLLM hands the parsers the group's text as one delta, so one chunk carries all of it
+    const text = plan.tokenTexts.slice(group.start, group.end).join('');
     const delta = parser === null ? (text === '' ? null : { content: text }) : parser.push(text);
-    const last = position === plan.tokenIds.length - 1;
-    waiting++;
+    const last = group.end === count;
+    waiting += group.end - group.start;
     if (delta === null && !last && (input.dropSwallowed || !sendEmpty)) continue;
-    const id = plan.tokenIds[position] ?? 0;
+    const ids = plan.tokenIds.slice(group.start, group.end);
     const choice: Record<string, unknown> = {
       index: 0,
       delta: deltaObject(delta ?? (last ? { content: '' } : {}), input),
-      logprobs: input.logprobs === null ? null : { content: chatLogprobsContent(input.logprobs, [id], position) },
+      logprobs: input.logprobs === null ? null : { content: chatLogprobsContent(input.logprobs, ids, group.start) },
       finish_reason: last ? streamFinishReason(input, parser?.toolCallsStreamed ?? false) : null,
     };
     if (last) choice.stop_reason = plan.stopReason;
-    setTokenIds(choice, 'token_ids', wrongIdsPending ? [id, id] : [id], { requested: input.returnTokenIds, unrequested: input.unrequestedTokenIds });
+    setTokenIds(choice, 'token_ids', wrongIdsPending ? [ids[0] ?? 0, ...ids] : ids, { requested: input.returnTokenIds, unrequested: input.unrequestedTokenIds });
     if (input.returnTokenIds) wrongIdsPending = false;
     const chunk = chunkHead(input, [choice]);
-    if (input.continuousUsage) chunk.usage = usageInfo(promptTokens, position + 1, { withDetails: false });
+    if (input.continuousUsage) chunk.usage = usageInfo(promptTokens, group.end, { withDetails: false });
     yield { data: JSON.stringify(chunk), tokens: waiting };
     waiting = 0;
   }

@@ -20,6 +20,7 @@ Options:
   --reasoning-field F      reasoning | reasoning_content | both (default reasoning)
   --error-shape S          nested | flat (default nested, vLLM >= 0.10.1)
   --tokens-per-second N    pace streams (default unpaced)
+  --stream-interval N      tokens per streamed chunk after the first, as vLLM's flag (default 1)
   --model-name NAME        served model name (default Qwen/Qwen3-8B)
   --max-model-len N        context window (default 40960)
   --help                   show this text
@@ -34,6 +35,7 @@ const flagsSchema = z.strictObject({
   'reasoning-field': z.enum(['reasoning', 'reasoning_content', 'both']).default('reasoning'),
   'error-shape': z.enum(['nested', 'flat']).default('nested'),
   'tokens-per-second': z.coerce.number().positive().optional(),
+  'stream-interval': z.coerce.number().int().min(1).max(1_000_000).default(1),
   'model-name': z.string().optional(),
   'max-model-len': z.coerce.number().int().positive().optional(),
   help: z.boolean().default(false),
@@ -70,6 +72,7 @@ export async function runSimBackend(args: string[]): Promise<number> {
     reasoningField: flags['reasoning-field'],
     errorShape: flags['error-shape'],
     tokensPerSecond: flags['tokens-per-second'],
+    streamInterval: flags['stream-interval'],
     modelName: flags['model-name'],
     maxModelLen: flags['max-model-len'],
     logger,
@@ -97,6 +100,7 @@ function cliOptions() {
     'reasoning-field': { type: 'string' },
     'error-shape': { type: 'string' },
     'tokens-per-second': { type: 'string' },
+    'stream-interval': { type: 'string' },
     'model-name': { type: 'string' },
     'max-model-len': { type: 'string' },
     help: { type: 'boolean' },

@@ -1,6 +1,7 @@
 import { characterCount, completionLogprobs, type LogprobFormatting } from './format-logprobs.js';
 import type { Generation } from './generate-completion.js';
 import { setTokenIds, usageInfo } from './response-fields.js';
+import { streamGroups } from './stream-groups.js';
 import type { StreamEvent } from './write-response.js';
 
 /** Everything a `/v1/completions` answer is built from. */
@@ -17,6 +18,8 @@ export interface CompletionAnswer {
   wrongTokenIds: boolean;
   includeUsage: boolean;
   continuousUsage: boolean;
+  /** tokens per streamed chunk after the first (vLLM's `--stream-interval`, see streamGroups) */
+  streamInterval: number;
 }
 
 /**
@@ -55,9 +58,9 @@ export function completionResponseBody(answer: CompletionAnswer): Record<string,
 }
 
 /**
- * The chunks of a streamed completion as vLLM's `completion_stream_generator` sends them: one per token,
- * every field it sets explicitly present (`finish_reason`/`stop_reason` null until the end,
- * `prompt_token_ids` on the first chunk only), then the usage chunk and `[DONE]`.
+ * The chunks of a streamed completion as vLLM's `completion_stream_generator` sends them: one per token (or per
+ * stream-interval group of tokens), every field it sets explicitly present (`finish_reason`/`stop_reason` null until
+ * the end, `prompt_token_ids` on the first chunk only), then the usage chunk and `[DONE]`.
  *
  * @example
  * await writeEventStream(exchange, completionStreamEvents(answer), options);
@@ -66,23 +69,24 @@ export function* completionStreamEvents(answer: CompletionAnswer): Generator<Str
   const { plan } = answer.generation;
   const tokenOptions = { requested: answer.returnTokenIds, unrequested: answer.unrequestedTokenIds };
   let textOffset = 0;
-  for (let position = 0; position < plan.tokenIds.length; position++) {
-    const id = plan.tokenIds[position] ?? 0;
-    const text = plan.tokenTexts[position] ?? '';
-    const last = position === plan.tokenIds.length - 1;
+  const count = plan.tokenIds.length;
+  for (const group of streamGroups(count, answer.streamInterval)) {
+    const ids = plan.tokenIds.slice(group.start, group.end);
+    const text = plan.tokenTexts.slice(group.start, group.end).join('');
+    const last = group.end === count;
     const choice: Record<string, unknown> = {
       index: 0,
       text,
-      logprobs: answer.logprobs === null ? null : completionLogprobs(answer.logprobs, [id], position, textOffset),
+      logprobs: answer.logprobs === null ? null : completionLogprobs(answer.logprobs, ids, group.start, textOffset),
       finish_reason: last ? plan.finishReason : null,
       stop_reason: last ? plan.stopReason : null,
     };
-    setTokenIds(choice, 'prompt_token_ids', position === 0 ? answer.promptTokenIds : null, tokenOptions);
-    setTokenIds(choice, 'token_ids', answer.wrongTokenIds && position === 0 ? [id, id] : [id], tokenOptions);
+    setTokenIds(choice, 'prompt_token_ids', group.start === 0 ? answer.promptTokenIds : null, tokenOptions);
+    setTokenIds(choice, 'token_ids', answer.wrongTokenIds && group.start === 0 ? [ids[0] ?? 0, ...ids] : ids, tokenOptions);
     textOffset += characterCount(text);
     const chunk: Record<string, unknown> = { id: answer.requestId, object: 'text_completion', created: answer.created, model: answer.model, choices: [choice] };
-    if (answer.continuousUsage) chunk.usage = usageInfo(answer.promptTokenIds.length, position + 1, { withDetails: false });
-    yield { data: JSON.stringify(chunk), tokens: 1 };
+    if (answer.continuousUsage) chunk.usage = usageInfo(answer.promptTokenIds.length, group.end, { withDetails: false });
+    yield { data: JSON.stringify(chunk), tokens: group.end - group.start };
   }
   if (answer.includeUsage) {
     const usage = usageInfo(answer.promptTokenIds.length, plan.tokenIds.length, { withDetails: false });

@@ -78,6 +78,8 @@ function createContext(options: SimBackendOptions): SimContext {
   const tokenizerDir = options.tokenizerDir ?? qwen3TokenizerDir();
   let loaded: HfTokenizer | null = null;
   const tokensPerSecond = options.tokensPerSecond ?? 0;
+  const streamInterval = options.streamInterval ?? 1;
+  if (!Number.isInteger(streamInterval) || streamInterval < 1) throw new RangeError(`streamInterval must be a whole number from 1, got ${streamInterval}`);
   return {
     modelName: options.modelName ?? DEFAULT_MODEL_NAME,
     acceptAnyModel: options.acceptAnyModel ?? false,
@@ -88,6 +90,7 @@ function createContext(options: SimBackendOptions): SimContext {
     dropStreamedToolCallIds: options.dropStreamedToolCallIds ?? false,
     unrequestedTokenIds: options.unrequestedTokenIds ?? 'null',
     tokenIntervalMs: tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0,
+    streamInterval,
     maxModelLen: options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN,
     fault: options.fault === undefined ? null : simFaultSchema.parse(options.fault),
     async tokenizer() {

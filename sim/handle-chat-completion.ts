@@ -51,6 +51,7 @@ async function chatCompletion(context: SimContext, request: FastifyRequest, repl
     namedToolChoice: settings.namedToolChoice,
     contentOnly,
     dropSwallowed: context.dropStreamedToolCallIds,
+    streamInterval: context.streamInterval,
   };
   await respondWithGeneration(context, record, reply, decision.fault, generation, {
     stream: body.stream === true,

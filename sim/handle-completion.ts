@@ -109,6 +109,7 @@ function completionAnswer(context: SimContext, record: SimGenerationRecord, body
     returnTokenIds: body.return_token_ids === true,
     unrequestedTokenIds: context.unrequestedTokenIds,
     wrongTokenIds: false,
+    streamInterval: context.streamInterval,
     ...usageOptions(body),
   };
 }

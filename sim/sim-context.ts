@@ -18,6 +18,8 @@ export interface SimContext {
   readonly unrequestedTokenIds: 'null' | 'absent';
   /** milliseconds between streamed tokens; 0 means unpaced */
   readonly tokenIntervalMs: number;
+  /** tokens per streamed chunk after the first (vLLM's `--stream-interval`) */
+  readonly streamInterval: number;
   readonly maxModelLen: number;
   readonly fault: ResolvedSimFault | null;
   /** loads the tokenizer on first use (once per process per folder) */

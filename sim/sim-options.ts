@@ -34,6 +34,12 @@ export interface SimBackendOptions {
   unrequestedTokenIds?: 'null' | 'absent';
   /** paces streams (and delays non-streamed answers) to this many tokens per second. Default unpaced */
   tokensPerSecond?: number;
+  /**
+   * vLLM's `--stream-interval N` (SGLang has the same flag): after the first token, a streamed chunk carries N
+   * tokens (their ids, logprobs and text), the rest going out when the request finishes. Default 1: a chunk per
+   * token. Note that vLLM merges chunks even at 1 when its frontend falls behind the engine.
+   */
+  streamInterval?: number;
   /** context window (prompt + completion). Default 40960 (Qwen3-8B) */
   maxModelLen?: number;
   /** a fault acted out on every generation request (script entries' own faults win) */
