@@ -27,10 +27,13 @@ function stopper(child: ChildProcess): () => Promise<number | null> {
 /**
  * Starts bench/load-sim.js (built) and resolves once it prints its URL; its log goes to `logFile`.
  *
- * @example const sim = await startLoadSim({ tokensPerSecond: 50, replyTokens: 200, logFile: 'sim.log' });
+ * @example const sim = await startLoadSim({ tokensPerSecond: 50, replyTokens: 200, streamInterval: 1, logFile: 'sim.log' });
  */
-export async function startLoadSim(options: { tokensPerSecond: number; replyTokens: number; logFile: string }): Promise<LoadChild> {
-  const args = [LOAD_SIM_SCRIPT, '--tokens-per-second', String(options.tokensPerSecond), '--reply-tokens', String(options.replyTokens)];
+export async function startLoadSim(options: { tokensPerSecond: number; replyTokens: number; streamInterval: number; logFile: string; profileDir?: string }): Promise<LoadChild> {
+  const args = [
+    ...profileFlags(options.profileDir), LOAD_SIM_SCRIPT,
+    '--tokens-per-second', String(options.tokensPerSecond), '--reply-tokens', String(options.replyTokens), '--stream-interval', String(options.streamInterval),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', openSync(options.logFile, 'a')] });
   for await (const line of createInterface({ input: child.stdout! })) {
     return { url: (JSON.parse(line) as { url: string }).url, child, stop: stopper(child) };
@@ -45,11 +48,11 @@ export async function startLoadSim(options: { tokensPerSecond: number; replyToke
  *
  * @example const gateway = await startLoadGateway({ backendUrl: sim.url, db: 'load.db', connections: 1000, logFile: 'gateway.log' });
  */
-export async function startLoadGateway(options: { backendUrl: string; db: string; connections: number; logFile: string }): Promise<LoadChild> {
+export async function startLoadGateway(options: { backendUrl: string; db: string; connections: number; logFile: string; profileDir?: string }): Promise<LoadChild> {
   const port = await freePort();
   const args = ['serve', '--backend-url', options.backendUrl, '--db', options.db, '--port', String(port), '--log-level', 'warn', '--backend-connections', String(options.connections)];
   const log = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], { env: { PATH: process.env.PATH }, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...profileFlags(options.profileDir), BUILT_CLI, ...args], { env: { PATH: process.env.PATH }, stdio: ['ignore', log, log] });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) break;
@@ -59,6 +62,11 @@ export async function startLoadGateway(options: { backendUrl: string; db: string
   }
   child.kill('SIGKILL');
   throw new Error(`tokentap serve did not answer /healthz (see ${options.logFile})`);
+}
+
+/** Node flags that write a V8 CPU profile (`.cpuprofile`, for Chrome DevTools) into `dir` when the process exits. */
+function profileFlags(dir: string | undefined): string[] {
+  return dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
 /** A process's resident memory now and at its peak, from Linux's /proc (null elsewhere or once it exited). */

@@ -5,7 +5,7 @@ import type { LoadVerdict } from './load-verify.js';
 
 /** Everything a load run measured, for its report. */
 export interface LoadRun {
-  config: { sessions: number; minutes: number; tokens: number; rate: number; systemTokens: number; maxPromptTokens: number; rampSeconds: number };
+  config: { sessions: number; minutes: number; tokens: number; rate: number; streamInterval: number; systemTokens: number; maxPromptTokens: number; rampSeconds: number };
   stats: LoadStats;
   /** the gateway's event-loop delay, one window per /metrics scrape */
   windows: EventLoopWindow[];
@@ -47,7 +47,7 @@ export function formatProgressLine(run: LoadRun, elapsedSeconds: number, interva
     `gateway RSS ${memory === null ? 'n/a' : megabytes(memory.rssBytes)}, heap ${window === null ? 'n/a' : megabytes(window.heapUsedBytes)}`,
     `event-loop p99 ${window === null ? 'n/a' : `${window.p99Ms.toFixed(1)} ms`}`,
     `TTFT p50/p99 ${milliseconds(stats.timeToFirstToken, 50)}/${milliseconds(stats.timeToFirstToken, 99)} ms`,
-    `inter-token p50/p99 ${milliseconds(stats.interToken, 50)}/${milliseconds(stats.interToken, 99)} ms`,
+    `inter-event p50/p99 ${milliseconds(stats.interEvent, 50)}/${milliseconds(stats.interEvent, 99)} ms`,
   ].join(' | ');
 }
 
@@ -71,7 +71,7 @@ export function formatLoadReport(run: LoadRun): string {
     ? 'not checked'
     : `${verdict.lost} (${stats.received.length} received in full; ${verdict.verified} ok in the store with as many completion ids; ${verdict.wrongTokenCount} with another count; store: ${verdict.rowsInStore} calls, ${verdict.sessionsInStore} sessions, ${megabytes(verdict.bytesOnDisk)})`;
   return [
-    `load: ${config.sessions} sessions x ${config.minutes} min (ramp ${config.rampSeconds} s), ${config.tokens} tokens per call at ${config.rate || 'unpaced'} tokens/s, system prompt ${config.systemTokens} tokens + growing history (new conversation past ${config.maxPromptTokens} prompt tokens)`,
+    `load: ${config.sessions} sessions x ${config.minutes} min (ramp ${config.rampSeconds} s), ${config.tokens} tokens per call at ${config.rate || 'unpaced'} tokens/s, ${config.streamInterval === 1 ? 'one token per stream event' : `stream interval ${config.streamInterval} (the first token alone, then ${config.streamInterval} per event)`}, system prompt ${config.systemTokens} tokens + growing history (new conversation past ${config.maxPromptTokens} prompt tokens)`,
     `machine:            ${run.cores} cores, load average ${run.loadStart.toFixed(1)} at start, ${run.loadEnd.toFixed(1)} at end`,
     `wall time:          ${run.seconds.toFixed(1)} s`,
     `calls completed:    ${stats.received.length} (${(stats.received.length / run.seconds).toFixed(1)}/s)`,
@@ -79,12 +79,12 @@ export function formatLoadReport(run: LoadRun): string {
     ...stats.errorSamples.map((sample) => `  ${sample}`),
     `lost calls:         ${lost}`,
     ...(verdict?.samples ?? []).map((sample) => `  ${sample}`),
-    `tokens received:    ${stats.tokens} (${(stats.tokens / run.seconds).toFixed(0)}/s; ${config.sessions} streams at ${config.rate}/s would be ${config.sessions * config.rate}/s)`,
+    `tokens received:    ${stats.tokens} (${(stats.tokens / run.seconds).toFixed(0)}/s; ${config.sessions} streams at ${config.rate}/s would be ${config.sessions * config.rate}/s) in ${stats.events} content events (${(stats.events / run.seconds).toFixed(0)}/s)`,
     `gateway RSS:        start ${megabytes(run.gatewayRssStart)}, end ${megabytes(run.gatewayRssEnd)}, peak ${megabytes(run.gatewayRssPeak)} (VmHWM); main-thread heap in use at the end ${run.windows.length === 0 ? 'n/a' : megabytes(run.windows.at(-1)!.heapUsedBytes)}`,
-    `CPU:                gateway ${run.gatewayCpuSeconds.toFixed(1)} s (${(run.gatewayCpuSeconds / run.seconds).toFixed(2)} cores; ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.tokens)).toFixed(0)} us per token received, per-call work included), simulator ${run.simCpuSeconds.toFixed(1)} s (${(run.simCpuSeconds / run.seconds).toFixed(2)} cores), clients ${run.clientCpuSeconds.toFixed(1)} s (${(run.clientCpuSeconds / run.seconds).toFixed(2)} cores)`,
+    `CPU:                gateway ${run.gatewayCpuSeconds.toFixed(1)} s (${(run.gatewayCpuSeconds / run.seconds).toFixed(2)} cores; ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.tokens)).toFixed(0)} us per token, ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.events)).toFixed(0)} us per event, per-call work included), simulator ${run.simCpuSeconds.toFixed(1)} s (${(run.simCpuSeconds / run.seconds).toFixed(2)} cores), clients ${run.clientCpuSeconds.toFixed(1)} s (${(run.clientCpuSeconds / run.seconds).toFixed(2)} cores)`,
     `event-loop delay:   ${eventLoop}`,
     `TTFT:               p50 ${milliseconds(stats.timeToFirstToken, 50)} ms, p99 ${milliseconds(stats.timeToFirstToken, 99)} ms`,
-    `inter-token:        p50 ${milliseconds(stats.interToken, 50)} ms, p99 ${milliseconds(stats.interToken, 99)} ms (${1000 / config.rate} ms at the simulator)`,
+    `inter-event:        p50 ${milliseconds(stats.interEvent, 50)} ms, p99 ${milliseconds(stats.interEvent, 99)} ms (${(1000 * config.streamInterval) / config.rate} ms at the simulator)`,
     `gateway exit:       ${run.gatewayExit} after SIGTERM`,
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import type { Pool } from 'undici';
+import { streamGroups } from '../sim/stream-groups.js';
 
 /** A call the client received in full: the store must hold it `ok` with this many completion tokens. */
 export interface ReceivedCall {
@@ -19,12 +20,16 @@ export interface ReceivedCall {
 export class LoadStats {
   readonly received: ReceivedCall[] = [];
   readonly timeToFirstToken: RecordableHistogram = createHistogram();
-  readonly interToken: RecordableHistogram = createHistogram();
+  /** gaps between a call's content events (one token each at stream interval 1) */
+  readonly interEvent: RecordableHistogram = createHistogram();
   /** calls that failed in any way: a status other than 200, a broken or short stream, an error event */
   errors = 0;
   readonly errorSamples: string[] = [];
   inFlight = 0;
+  /** completion tokens of the calls received in full (their usage) */
   tokens = 0;
+  /** content events received */
+  events = 0;
 
   error(detail: string): void {
     this.errors++;
@@ -38,6 +43,8 @@ export interface LoadSessionOptions {
   index: number;
   /** completion tokens asked per call (`max_tokens`): the simulator streams exactly that many */
   tokens: number;
+  /** the simulator's stream interval: each call arrives in exactly as many content events as streamGroups makes */
+  streamInterval: number;
   /** bytes of system prompt (fast-mode simulators count one prompt token per 4 bytes of body) */
   systemPromptBytes: number;
   /** a conversation whose request body passes this many bytes goes on as a new session (context window) */
@@ -52,7 +59,7 @@ export interface LoadSessionOptions {
  * read in full and appended with the next user turn, until the deadline. A conversation that outgrows the context
  * window goes on as a fresh one (a new recorded session), as a harness would start its next task.
  *
- * @example await runLoadSession({ pool, index: 7, tokens: 200, systemPromptBytes: 24_000, maxBodyBytes: 120_000, deadline, stats });
+ * @example await runLoadSession({ pool, index: 7, tokens: 200, streamInterval: 1, systemPromptBytes: 24_000, maxBodyBytes: 120_000, deadline, stats });
  */
 export async function runLoadSession(options: LoadSessionOptions): Promise<void> {
   let conversation = 0;
@@ -94,12 +101,13 @@ async function streamCall(options: LoadSessionOptions, sessionId: string, body: 
     const callId = response.headers['x-tokentap-call-id'];
     const reader = new ChatStreamReader(sentAt, stats);
     for await (const chunk of response.body) reader.push(chunk as Buffer, performance.now());
-    const problem = reader.problem(options.tokens);
+    const problem = reader.problem(options.tokens, [...streamGroups(options.tokens, options.streamInterval)].length);
     if (problem !== null || typeof callId !== 'string') {
       stats.error(`${sessionId}: ${problem ?? 'no x-tokentap-call-id header'}`);
       return null;
     }
-    stats.received.push({ callId, sessionId, completionTokens: reader.tokens });
+    stats.received.push({ callId, sessionId, completionTokens: options.tokens });
+    stats.tokens += options.tokens;
     return reader.content;
   } catch (error) {
     stats.error(`${sessionId}: ${(error as Error).message}`);
@@ -107,10 +115,10 @@ async function streamCall(options: LoadSessionOptions, sessionId: string, body: 
   }
 }
 
-/** Reads an OpenAI chat stream as it arrives, timing its first token and the gaps between tokens. */
+/** Reads an OpenAI chat stream as it arrives, timing its first token and the gaps between content events. */
 class ChatStreamReader {
   content = '';
-  tokens = 0;
+  events = 0;
   #usageTokens: number | null = null;
   #finishReason: string | null = null;
   #done = false;
@@ -144,18 +152,18 @@ class ChatStreamReader {
     const text = choice?.delta?.content ?? '';
     if (text === '') return;
     this.content += text;
-    this.tokens++;
-    this.stats.tokens++;
+    this.events++;
+    this.stats.events++;
     // histograms take whole numbers from 1: microseconds
     const since = this.#lastTokenAt ?? this.sentAt;
-    (this.#lastTokenAt === null ? this.stats.timeToFirstToken : this.stats.interToken).record(Math.max(1, Math.round((now - since) * 1000)));
+    (this.#lastTokenAt === null ? this.stats.timeToFirstToken : this.stats.interEvent).record(Math.max(1, Math.round((now - since) * 1000)));
     this.#lastTokenAt = now;
   }
 
-  /** Why the stream is not a whole answer of `expectedTokens` tokens, or null. */
-  problem(expectedTokens: number): string | null {
+  /** Why the stream is not a whole answer of `expectedTokens` tokens in `expectedEvents` content events, or null. */
+  problem(expectedTokens: number, expectedEvents: number): string | null {
     if (!this.#done) return 'the stream ended before data: [DONE]';
-    if (this.tokens !== expectedTokens || this.#usageTokens !== expectedTokens) return `${this.tokens} content tokens, usage ${this.#usageTokens}, expected ${expectedTokens}`;
+    if (this.events !== expectedEvents || this.#usageTokens !== expectedTokens) return `${this.events} content events, usage ${this.#usageTokens}; expected ${expectedEvents} events, ${expectedTokens} tokens`;
     if (this.#finishReason !== 'length') return `finish_reason ${this.#finishReason}`;
     return null;
   }

@@ -1,10 +1,11 @@
 /**
  * The backend of bench/load.ts, in its own process so its timers and writes do not share the gateway's or the
  * clients' event loop: the simulator in fast mode, every stream paced at `--tokens-per-second` (0: unpaced) and every
- * reply long enough that a request's `max_tokens` ends it, so each call streams exactly `max_tokens` tokens.
+ * reply long enough that a request's `max_tokens` ends it, so each call streams exactly `max_tokens` tokens, in
+ * chunks of `--stream-interval` tokens after the first (vLLM's flag of that name).
  * Prints `{"url": ...}` on stdout once it listens; stops on SIGTERM.
  *
- *   node dist/bench/load-sim.js --tokens-per-second 50 --reply-tokens 200
+ *   node dist/bench/load-sim.js --tokens-per-second 50 --reply-tokens 200 --stream-interval 1
  */
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
@@ -17,12 +18,13 @@ function longReplyText(tokens: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'tokens-per-second': { type: 'string', default: '50' }, 'reply-tokens': { type: 'string', default: '200' } } });
+  const { values } = parseArgs({ options: { 'tokens-per-second': { type: 'string', default: '50' }, 'reply-tokens': { type: 'string', default: '200' }, 'stream-interval': { type: 'string', default: '1' } } });
   const tokensPerSecond = Number(values['tokens-per-second']);
   const sim = await createSimBackend({
     fast: true,
     acceptAnyModel: true,
     ...(tokensPerSecond > 0 ? { tokensPerSecond } : {}),
+    streamInterval: Number(values['stream-interval']),
     // 'length': the reply ends where max_tokens cuts it, without an end-of-turn token, as a long generation does
     script: { replies: [{ text: longReplyText(Number(values['reply-tokens'])), finishReason: 'length', times: 'forever' }] },
   });

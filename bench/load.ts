@@ -5,8 +5,10 @@
  * and a growing history, every call streaming `--tokens` tokens at `--rate` tokens per second. Prints a line every
  * 30 s and, at the end: calls completed, errors, lost calls (every call a client received in full must be `ok` in
  * the store with as many completion ids), the gateway's RSS at start, end and peak, its event-loop delay, and the
- * clients' time to first token and inter-token gaps (docs/reliability.md, promise 4). Exits 1 on any error or lost
- * call. `--short` is a quick run (100 sessions, 30 s) unless --sessions / --minutes say otherwise.
+ * clients' time to first token and the gaps between stream events (docs/reliability.md, promise 4). `--stream-interval N`
+ * makes the simulator send N tokens per event after the first, as vLLM's `--stream-interval` does. Exits 1 on any error or lost
+ * call. `--short` is a quick run (100 sessions, 30 s) unless --sessions / --minutes say otherwise. `--profile DIR` writes
+ * V8 CPU profiles of the gateway and the simulator into DIR (open them in Chrome DevTools).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir, availableParallelism } from 'node:os';
@@ -28,13 +30,14 @@ function cpuSeconds(): number {
   return (usage.user + usage.system) / 1e6;
 }
 
-function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: boolean; reportSeconds: number } {
+function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: boolean; reportSeconds: number; profileDir: string | undefined } {
   const { values } = parseArgs({
     options: {
       sessions: { type: 'string' },
       minutes: { type: 'string' },
       tokens: { type: 'string', default: '200' },
       rate: { type: 'string', default: '50' },
+      'stream-interval': { type: 'string', default: '1' },
       'system-tokens': { type: 'string', default: '6000' },
       'max-prompt-tokens': { type: 'string', default: '30000' },
       'ramp-seconds': { type: 'string' },
@@ -42,6 +45,7 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
       short: { type: 'boolean', default: false },
       'work-dir': { type: 'string' },
       keep: { type: 'boolean', default: false },
+      profile: { type: 'string' },
     },
   });
   const sessions = Number(values.sessions ?? (values.short ? 100 : 1000));
@@ -51,6 +55,7 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
     minutes,
     tokens: Number(values.tokens),
     rate: Number(values.rate),
+    streamInterval: Number(values['stream-interval']),
     systemTokens: Number(values['system-tokens']),
     maxPromptTokens: Number(values['max-prompt-tokens']),
     // starting a thousand sessions in the same millisecond measures the herd, not the steady state
@@ -58,6 +63,7 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
     reportSeconds: Number(values['report-seconds']),
     workDir: values['work-dir'],
     keep: values.keep,
+    profileDir: values.profile,
   };
 }
 
@@ -68,9 +74,9 @@ async function main(): Promise<number> {
   const needed = 2 * flags.sessions + 200;
   if (limit !== null && limit < needed) write(`warning: ulimit -n is ${limit}; ${flags.sessions} sessions need about ${needed} (raise it: ulimit -n ${Math.max(needed, 65536)})`);
   const workDir = flags.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-load-'));
-  const sim = await startLoadSim({ tokensPerSecond: flags.rate, replyTokens: flags.tokens, logFile: join(workDir, 'sim.log') });
+  const sim = await startLoadSim({ tokensPerSecond: flags.rate, replyTokens: flags.tokens, streamInterval: flags.streamInterval, logFile: join(workDir, 'sim.log'), ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }) });
   const db = join(workDir, 'load.db');
-  const gateway = await startLoadGateway({ backendUrl: sim.url, db, connections: Math.max(256, flags.sessions), logFile: join(workDir, 'gateway.log') });
+  const gateway = await startLoadGateway({ backendUrl: sim.url, db, connections: Math.max(256, flags.sessions), logFile: join(workDir, 'gateway.log'), ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }) });
   const pid = gateway.child.pid!;
   const pool = new Pool(gateway.url, { connections: flags.sessions });
   const stats = new LoadStats();
@@ -87,7 +93,7 @@ async function main(): Promise<number> {
   const sessions = Array.from({ length: flags.sessions }, async (_, index) => {
     await new Promise((resolve) => setTimeout(resolve, (rampMs * index) / flags.sessions));
     await runLoadSession({
-      pool, index, tokens: flags.tokens, systemPromptBytes: flags.systemTokens * 4, maxBodyBytes: flags.maxPromptTokens * 4, deadline, stats,
+      pool, index, tokens: flags.tokens, streamInterval: flags.streamInterval, systemPromptBytes: flags.systemTokens * 4, maxBodyBytes: flags.maxPromptTokens * 4, deadline, stats,
     });
   });
   let previous = { at: startedAt, calls: 0, tokens: 0 };
