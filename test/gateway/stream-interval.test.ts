@@ -19,7 +19,7 @@ const SCRIPT: SimScript = {
   ],
   otherwise: 'error',
 };
-const PARAMETERS = { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] } as const;
+const PARAMETERS = { type: 'object' as const, properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] };
 const QUESTION = 'What is the weather in Paris?';
 
 const setups: GatewayWithSim[] = [];
