@@ -20,7 +20,8 @@ function wirePayload<E extends GatewayEventName>(event: E, payload: GatewayEvent
 
 /**
  * `GET /tokentap/v1/events`: the gateway's events as server-sent events (`event: call-end`, `session-end`,
- * `group-complete`; `data:` the payload as JSON), for `connectGateway(...).on()`. Admin only.
+ * `group-complete`; `data:` the payload as JSON), for `connectGateway(...).on()`. Admin only. A reader more than
+ * `eventStreamMaxBufferBytes` behind is cut off (it reconnects; events in between are not replayed).
  *
  * @example app.register(async (scope) => registerEventStreamRoute(scope, context), { prefix: '/tokentap/v1' })
  */
@@ -32,11 +33,23 @@ export function registerEventStreamRoute(app: FastifyInstance, context: GatewayC
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    raw.write(': tokentap events\n\n');
+    const limit = context.config.eventStreamMaxBufferBytes;
+    // a reader that stopped reading is cut off instead of buffered for without bound; it reconnects
+    const send = (text: string): void => {
+      if (raw.destroyed) return;
+      if (raw.writableLength > limit) {
+        request.log.warn({ bufferedBytes: raw.writableLength, limit }, 'admin event stream reader fell too far behind: stream closed (events are not replayed)');
+        context.metrics.eventStreamCutOff();
+        raw.destroy();
+        return;
+      }
+      raw.write(text);
+    };
+    send(': tokentap events\n\n');
     const unsubscribe = EVENT_NAMES.map((name) =>
-      context.rollouts.events.on(name, (payload) => void raw.write(encodeSseEvent({ event: name, data: JSON.stringify(wirePayload(name, payload)) }))),
+      context.rollouts.events.on(name, (payload) => send(encodeSseEvent({ event: name, data: JSON.stringify(wirePayload(name, payload)) }))),
     );
-    const keepalive = setInterval(() => raw.write(': keepalive\n\n'), KEEPALIVE_MS);
+    const keepalive = setInterval(() => send(': keepalive\n\n'), KEEPALIVE_MS);
     keepalive.unref();
     raw.once('close', () => {
       clearInterval(keepalive);

@@ -81,6 +81,11 @@ export const gatewayConfigSchema = z.strictObject({
    * calls still running then are cut and recorded `aborted` (0: cut at once)
    */
   shutdownTimeoutMs: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * bytes an admin event reader (`GET /tokentap/v1/events`) may fall behind before the gateway cuts its stream off
+   * (it reconnects; events are not replayed), so a stalled reader cannot make the gateway buffer without bound
+   */
+  eventStreamMaxBufferBytes: z.coerce.number().int().min(64 * 1024).default(4 * 1024 * 1024),
   /** what `POST /tokentap/v1/pause` does to new calls: hold them until resume, or reject them with 429 + Retry-After */
   pauseMode: z.enum(['hold', 'reject']).default('hold'),
   /** the base URL handed out in session URLs (e.g. behind a proxy); default: the address the request came to */

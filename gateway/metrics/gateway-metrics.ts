@@ -32,6 +32,7 @@ export class GatewayMetrics {
   readonly #inFlight = new Gauge({ name: 'tokentap_calls_in_flight', help: 'Model calls begun and not ended', labelNames: ['front_door'], registers: [this.registry] });
   readonly #duration = new Histogram({ name: 'tokentap_call_duration_seconds', help: 'Model call time from acceptance to end', labelNames: ['front_door', 'stream'], buckets: DURATION_BUCKETS, registers: [this.registry] });
   readonly #firstToken = new Histogram({ name: 'tokentap_time_to_first_token_seconds', help: 'Time from acceptance to the first byte of the backend\'s answer (streams: its first chunk)', labelNames: ['front_door', 'stream'], buckets: FIRST_TOKEN_BUCKETS, registers: [this.registry] });
+  readonly #eventStreamCutoffs = new Counter({ name: 'tokentap_event_stream_cutoffs_total', help: 'Admin event streams closed because their reader fell too far behind (eventStreamMaxBufferBytes)', registers: [this.registry] });
   readonly #retries = new Counter({ name: 'tokentap_backend_retries_total', help: 'Backend requests sent again, by reason (status code or connection failure code)', labelNames: ['reason'], registers: [this.registry] });
 
   constructor(options: { recorder: Pick<Recorder, 'counters' | 'health'> }) {
@@ -66,6 +67,10 @@ export class GatewayMetrics {
     if (result.error !== null && result.responseStream !== null && result.responseStream !== undefined && result.error.code !== undefined) {
       this.errorAnswered(call.frontDoor, result.error.code);
     }
+  }
+
+  eventStreamCutOff(): void {
+    this.#eventStreamCutoffs.inc();
   }
 
   backendRetried(retry: BackendRetry): void {
