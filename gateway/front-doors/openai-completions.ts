@@ -42,13 +42,16 @@ function unsupported(message: string, param: string): TokentapError {
  * @example parseCompletionsBody({ prompt: [9707, 11], model: 'm' })
  */
 export function parseCompletionsBody(body: unknown): Record<string, unknown> {
-  const parsed = completionsBodySchema.safeParse(body);
+  // a list of token ids is checked by a plain loop: zod's per-element checks held the event loop ~4 s on 10 M ids
+  const ids = tokenIdList(body);
+  const parsed = completionsBodySchema.safeParse(ids === null ? body : { ...(body as Record<string, unknown>), prompt: '' });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const param = issue?.path.join('.') ?? null;
     throw new TokentapError('TT_INVALID_REQUEST', { message: `Invalid completion request: ${z.prettifyError(parsed.error)}`, param });
   }
   const data = parsed.data;
+  if (ids !== null) data.prompt = ids;
   const prompt = data.prompt;
   if (Array.isArray(prompt) && prompt.length === 0) throw new TokentapError('TT_INVALID_REQUEST', { message: 'Invalid completion request: prompt is empty', param: 'prompt' });
   if (Array.isArray(prompt) && typeof prompt[0] !== 'number' && prompt.length > 1) {
@@ -75,4 +78,21 @@ async function handleCompletions(request: FastifyRequest<{ Params: RouteParams }
     backendPath: '/v1/completions',
     createAssembler: () => new CompletionStreamAssembler(),
   });
+}
+
+/**
+ * The body's `prompt` when it is a list of numbers, each checked to be a token id (a whole number from 0); null when
+ * the prompt is anything else (the schema judges it). Throws at the first id that is not one.
+ */
+function tokenIdList(body: unknown): number[] | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const prompt = (body as { prompt?: unknown }).prompt;
+  if (!Array.isArray(prompt) || prompt.length === 0 || typeof prompt[0] !== 'number') return null;
+  for (let index = 0; index < prompt.length; index++) {
+    const id: unknown = prompt[index];
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) {
+      throw new TokentapError('TT_INVALID_REQUEST', { message: `Invalid completion request: prompt[${index}] must be a token id (a whole number from 0), got ${JSON.stringify(id) ?? String(id)}`, param: `prompt.${index}` });
+    }
+  }
+  return prompt as number[];
 }

@@ -25,6 +25,8 @@ describe('the completions front door rejects bad input in OpenAI shape and recor
     ['no prompt', JSON.stringify({ model: MODEL }), 'TT_INVALID_REQUEST', 'prompt'],
     ['an empty token list', JSON.stringify({ prompt: [] }), 'TT_INVALID_REQUEST', 'prompt'],
     ['negative token ids', JSON.stringify({ prompt: [1, -2] }), 'TT_INVALID_REQUEST', 'prompt.1'],
+    ['a fractional token id', JSON.stringify({ prompt: [1, 2, 3.5] }), 'TT_INVALID_REQUEST', 'prompt.2'],
+    ['a string among token ids', JSON.stringify({ prompt: [1, '2'] }), 'TT_INVALID_REQUEST', 'prompt.1'],
     ['logprobs of the wrong type', JSON.stringify({ prompt: 'x', logprobs: true }), 'TT_INVALID_REQUEST', 'logprobs'],
     ['several prompts', JSON.stringify({ prompt: ['a', 'b'] }), 'TT_UNSUPPORTED_FEATURE', 'prompt'],
     ['n > 1', JSON.stringify({ prompt: 'x', n: 3 }), 'TT_UNSUPPORTED_FEATURE', 'n'],
