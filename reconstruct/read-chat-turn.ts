@@ -21,7 +21,8 @@ export interface ChatTurn {
 }
 
 /**
- * Reads the request the backend rendered (`backendRequestBody`, else the harness's `requestBody`) and the reply.
+ * Reads the request the backend rendered (`backendRequestBody`; for a token-faithful call the chat request its prompt
+ * was rendered from, `chatRequestBody`; else the harness's `requestBody`) and the reply.
  * Null when the call was not a chat call (e.g. `/v1/completions` sends a raw prompt).
  *
  * @example
@@ -29,7 +30,7 @@ export interface ChatTurn {
  */
 export function readChatTurn(bodies: CallBodies | null): ChatTurn | null {
   if (bodies === null) return null;
-  const request = [bodies.backendRequestBody, bodies.requestBody].find((body) => isRecord(body) && Array.isArray(body.messages));
+  const request = [bodies.backendRequestBody, bodies.chatRequestBody, bodies.requestBody].find((body) => isRecord(body) && Array.isArray(body.messages));
   if (!isRecord(request)) return null;
   const messages = (request.messages as unknown[]).map(canonicalMessage);
   const choice = isRecord(bodies.responseBody) && Array.isArray(bodies.responseBody.choices) ? bodies.responseBody.choices[0] : undefined;

@@ -15,6 +15,7 @@ export interface CallReader {
 interface BodiesRecord {
   request_body: Buffer;
   backend_request_body: Buffer;
+  chat_request_body: Buffer | null;
   response_body: Buffer | null;
   response_stream: Buffer | null;
 }
@@ -38,7 +39,7 @@ export function createCallReader(options: {
     `SELECT ${CALL_COLUMNS} FROM calls WHERE session_id = ? ORDER BY seq`,
   );
   const selectBodies = database.prepare<[string], BodiesRecord>(
-    `SELECT request_body, backend_request_body, response_body, response_stream FROM call_bodies WHERE call_id = ?`,
+    `SELECT request_body, backend_request_body, chat_request_body, response_body, response_stream FROM call_bodies WHERE call_id = ?`,
   );
 
   function toRow(record: CallRecord): CallRow {
@@ -69,6 +70,7 @@ export function createCallReader(options: {
       return {
         requestBody: bodies.read(record.request_body),
         backendRequestBody: bodies.read(record.backend_request_body),
+        chatRequestBody: record.chat_request_body === null ? null : bodies.read(record.chat_request_body),
         responseBody: record.response_body === null ? null : decompressJson(record.response_body),
         responseStream: record.response_stream === null ? null : decompressText(record.response_stream),
       };

@@ -42,8 +42,8 @@ export function createCallWriter(options: {
      VALUES (@id, @sessionId, @seq, 'in_progress', @frontDoor, @path, @requestedModel, @backendModel, @stream,
              @policyVersion, @samplingParams, @metadata, @startedAt)`,
   );
-  const insertBodies = database.prepare<[string, Buffer, Buffer]>(
-    `INSERT INTO call_bodies (call_id, request_body, backend_request_body) VALUES (?, ?, ?)`,
+  const insertBodies = database.prepare<[string, Buffer, Buffer, Buffer | null]>(
+    `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
   );
   const selectState = database.prepare<[string], { session_id: string; status: CallStatus }>(
     `SELECT session_id, status FROM calls WHERE id = ?`,
@@ -81,8 +81,9 @@ export function createCallWriter(options: {
       metadata: JSON.stringify(input.metadata),
       startedAt: input.startedAt,
     });
-    const [requestBody, backendRequestBody] = bodies.write([input.requestBody, input.backendRequestBody]);
-    insertBodies.run(callId, requestBody as Buffer, backendRequestBody as Buffer);
+    const chat = input.chatRequestBody === undefined || input.chatRequestBody === null ? [] : [input.chatRequestBody];
+    const [requestBody, backendRequestBody, chatRequestBody] = bodies.write([input.requestBody, input.backendRequestBody, ...chat]);
+    insertBodies.run(callId, requestBody as Buffer, backendRequestBody as Buffer, chatRequestBody ?? null);
     return seq;
   });
 

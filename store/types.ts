@@ -259,6 +259,8 @@ export interface BeginCallInput {
   requestBody: unknown;
   /** the body actually sent to the backend */
   backendRequestBody: unknown;
+  /** token-faithful calls: the chat request the backend's token-id prompt was rendered from */
+  chatRequestBody?: unknown;
   /** sampling parameters as sent (temperature, top_p, top_k, max_tokens, seed, ...) */
   samplingParams: Record<string, unknown>;
   /** harness headers kept as metadata (session ids, user agent, ...), secrets never included */
@@ -336,6 +338,8 @@ export interface CallRow {
 export interface CallBodies {
   requestBody: unknown;
   backendRequestBody: unknown;
+  /** token-faithful calls: the chat request their token-id prompt was rendered from; null otherwise */
+  chatRequestBody: unknown;
   responseBody: unknown;
   responseStream: string | null;
 }

@@ -83,6 +83,8 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     stream: options.stream,
     requestBody: options.requestBody,
     backendRequestBody: backendBody,
+    // the backend got a token-id prompt: keep the conversation it was rendered from (text exports, drift reading)
+    ...(faithful?.route ? { chatRequestBody: options.backendBody } : {}),
     samplingParams: pickSamplingParams(backendBody),
     metadata: { ...harnessMetadata(request.headers), ...options.metadata, ...faithful?.metadata, sessionSource: source, ...samplingMetadata(admission) },
     startedAt: timing.startedAt,

@@ -87,9 +87,18 @@ describe('finishCall round trip', () => {
     expect(store.getCallBodies(callId)).toEqual({
       requestBody: begin.requestBody,
       backendRequestBody: begin.backendRequestBody,
+      chatRequestBody: null,
       responseBody: finish.responseBody,
       responseStream: finish.responseStream,
     });
+  });
+
+  it("a token-faithful call's chat request (what its token-id prompt was rendered from) reads back beside the backend body", () => {
+    const store = workspace.open();
+    const chatRequestBody = { model: 'Qwen/Qwen3-8B', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], chat_template_kwargs: { enable_thinking: false } };
+    const begin = sampleBeginInput({ backendRequestBody: { model: 'Qwen/Qwen3-8B', prompt: [1, 2, 3], return_token_ids: true }, chatRequestBody });
+    const { callId } = store.beginCall(begin);
+    expect(store.getCallBodies(callId)).toMatchObject({ requestBody: begin.requestBody, backendRequestBody: begin.backendRequestBody, chatRequestBody });
   });
 
   it('an in-progress call reads back with its begin fields and nothing from a finish', () => {

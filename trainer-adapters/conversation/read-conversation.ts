@@ -9,10 +9,11 @@ import { readConversationMessage } from './read-conversation-message.js';
  *
  * Where the request comes from: the backend request when it is a chat body, which every chat front door sends (the
  * Anthropic and Responses front doors translate into it, thinking switches included). A token-faithful call sends
- * `/v1/completions` a token-id prompt instead (docs/token-faithful.md); its conversation is the harness's own
- * request when that is a chat body. The harness's Anthropic or Responses body is not translated again here: it is
- * read only when it means the same as chat (no `system`, no `thinking`, no tool_use/tool_result blocks, function
- * tools only), and otherwise the call has no conversation.
+ * `/v1/completions` a token-id prompt instead (docs/token-faithful.md); its conversation is the chat request that
+ * prompt was rendered from (`chatRequestBody`, recorded since schema 4, whatever the front door). For calls recorded
+ * before, the harness's own request is read when it means the same as chat (no `system`, no `thinking`, no
+ * tool_use/tool_result blocks, function tools only; the harness's Anthropic or Responses body is not translated
+ * again here), and otherwise the call has no conversation.
  *
  * The reply is the stored response body's message (streams are stored with an assembled body too), else the one
  * assembled from the stored chat stream. Null when the call is not a chat call, holds text the chat form cannot
@@ -47,7 +48,10 @@ export function readConversation(bodies: CallBodies): Conversation | null {
 function chatRequest(bodies: CallBodies): Record<string, unknown> | null {
   const backend = bodies.backendRequestBody;
   if (isRecord(backend) && Array.isArray(backend.messages)) return backend;
-  // token-faithful: the backend got prompt ids; the harness's request holds the conversation
+  // token-faithful: the backend got prompt ids rendered from this chat request (recorded since schema 4)
+  const rendered = bodies.chatRequestBody;
+  if (isRecord(rendered) && Array.isArray(rendered.messages)) return rendered;
+  // older records: the harness's request, when it reads as chat
   const harness = bodies.requestBody;
   if (isRecord(backend) && 'prompt' in backend && isRecord(harness) && readsAsChat(harness)) return harness;
   return null;

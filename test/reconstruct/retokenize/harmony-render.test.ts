@@ -159,6 +159,7 @@ function bodies(message: Record<string, unknown>): CallBodies {
   return {
     requestBody: request,
     backendRequestBody: request,
+    chatRequestBody: null,
     responseBody: { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message } }] },
     responseStream: null,
   };

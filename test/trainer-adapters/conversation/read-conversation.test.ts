@@ -10,6 +10,7 @@ function bodies(overrides: Partial<CallBodies>): CallBodies {
   return {
     requestBody: { model: 'm', messages: MESSAGES },
     backendRequestBody: { model: 'm', messages: MESSAGES, tools: [TOOL], chat_template_kwargs: { enable_thinking: true } },
+    chatRequestBody: null,
     responseBody: { object: 'chat.completion', choices: [{ index: 0, message: REPLY, finish_reason: 'stop' }] },
     responseStream: null,
     ...overrides,
@@ -74,7 +75,17 @@ describe('readConversation', () => {
       });
     });
 
-    it('has no conversation for an Anthropic or Responses request, which would need translating', () => {
+    it('reads the chat request the prompt was rendered from, whatever the front door (schema 4 on)', () => {
+      const anthropic = { model: 'claude', max_tokens: 10, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: '3' }] }] };
+      const chatRequestBody = { model: 'm', messages: MESSAGES, tools: [TOOL], chat_template_kwargs: { enable_thinking: true } };
+      expect(readConversation(bodies({ requestBody: anthropic, backendRequestBody, chatRequestBody }))).toEqual({
+        messages: [...MESSAGES, { role: 'assistant', content: '3', reasoning: 'easy' }],
+        tools: [TOOL],
+        templateOptions: { enable_thinking: true },
+      });
+    });
+
+    it('without a recorded chat request (older records), has no conversation for an Anthropic or Responses request, which would need translating', () => {
       const anthropic = { model: 'claude', max_tokens: 10, system: 'Be brief.', messages: [{ role: 'user', content: 'Add 1 and 2.' }] };
       const anthropicTools = { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'add', input_schema: { type: 'object' } }] };
       const toolResult = { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: '3' }] }] };

@@ -136,13 +136,20 @@ describe('readConversation on calls recorded through the gateway', () => {
       }
     });
 
-    it('an Anthropic call with a system prompt has no conversation (its request is not translated again)', async () => {
+    it('an Anthropic call reads the chat request its prompt was rendered from (system prompt and all)', async () => {
       setup = await startTokenFaithful(FAITHFUL_SCRIPT, { gateway: { model: 'Qwen/Qwen3-8B' } });
       const client = new Anthropic({ baseURL: `${setup.url}/s/claude`, apiKey: 'sk-ant-harness', maxRetries: 0 });
-      await client.messages.create({ model: 'claude-test', max_tokens: 2000, system: 'You are careful.', messages: [{ role: 'user', content: QUESTION }] });
+      const answer = await client.messages.create({ model: 'claude-test', max_tokens: 2000, system: 'You are careful.', messages: [{ role: 'user', content: QUESTION }] });
       const [call] = setup.gateway.store.listCalls('claude');
       expect(call?.metadata.tokenFaithful).toMatchObject({ mode: 'fresh' });
-      expect(readConversation(bodiesOf(call!.id))).toBeNull();
+      const bodies = bodiesOf(call!.id);
+      expect(Array.isArray((bodies.backendRequestBody as { prompt: unknown }).prompt)).toBe(true);
+      const conversation = readConversation(bodies);
+      expect(conversation?.messages.slice(0, 2)).toEqual([{ role: 'system', content: 'You are careful.' }, { role: 'user', content: QUESTION }]);
+      const text = answer.content.filter((block) => block.type === 'text').map((block) => (block as { text: string }).text).join('');
+      expect(conversation?.messages).toHaveLength(3);
+      expect(conversation?.messages[2]?.role).toBe('assistant');
+      expect(conversation?.messages[2]?.content.trim()).toBe(text.trim());
     });
   });
 });
