@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { readExportProvenance, type ExportProvenance } from '../../export/export-provenance.js';
 import { buildBatch } from '../batches/build-batch.js';
 import { LeasePool, type Lease } from '../batches/lease-pool.js';
 import { batchPullQueryDoc, parseBatchPull } from '../batches/parse-batch-pull.js';
@@ -21,6 +22,9 @@ const batchParamsSchema = z.strictObject({ batchId: idSchema });
  */
 export function registerBatchRoutes(app: FastifyInstance, context: GatewayContext): void {
   const pool = new LeasePool(context.rollouts.store);
+  // hashed once (tokenizer.json is megabytes): the served model folder does not change under a running gateway
+  let provenance: ExportProvenance | undefined;
+  const readProvenance = (): ExportProvenance => (provenance ??= readExportProvenance({ modelDir: context.config.modelDir }));
   const unsubscribe = context.rollouts.events.on('group-complete', () => pool.wake());
   // before the server waits for open requests: waiting pulls answer 503 now, not after their waitMs
   app.addHook('preClose', async () => {
@@ -61,7 +65,7 @@ export function registerBatchRoutes(app: FastifyInstance, context: GatewayContex
       const { rows, summary } = buildBatch(context.rollouts.store, lease.groupIds, pull.adapter, pull.selection);
       return {
         batchId: lease.batchId, consumer: lease.consumer, leaseExpiresAt: lease.expiresAt, format: pull.adapter.format,
-        shape: pull.adapter.shape ?? null, groups: lease.groupIds, rows, summary,
+        shape: pull.adapter.shape ?? null, groups: lease.groupIds, rows, summary, provenance: readProvenance(),
       };
     } catch (error) {
       pool.release(lease.batchId);

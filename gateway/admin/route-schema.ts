@@ -45,6 +45,10 @@ const pulledBatch = z.object({
   batchId: z.string(), consumer: z.string(), leaseExpiresAt: z.number().describe('ms since the epoch; acknowledge before it'),
   format: z.string(), shape: z.string().nullable(), groups: z.array(z.string()).describe('the leased group ids, oldest completion first'),
   rows: z.array(z.unknown()).describe('the format rows (JSONL form), group-contiguous'), summary: exportSummary,
+  provenance: z.object({
+    schema_version: z.string(), tokentap_version: z.string(),
+    tokenizer_hash: z.string().describe('sha256 of the modelDir tokenizer.json, or unknown'), chat_template_hash: z.string().describe('sha256 of its chat template, or unknown'),
+  }).describe('what the rows were made with, as a file export writes into its metadata'),
 });
 
 export const RESPONSES = {

@@ -1,4 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXPORT_SCHEMA_VERSION, tokentapVersion } from '../../../export/export-provenance.js';
+import { qwen3TokenizerDir } from '../../../reconstruct/tokenizer/load-hf-tokenizer.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { ADMIN_TOKEN, api, startRolloutGateway } from '../rollouts/rollout-test-helpers.js';
@@ -44,6 +49,19 @@ describe('GET /tokentap/v1/batches', () => {
     expect(Math.sign(better?.advantage ?? 0)).toBe(1);
     expect(Array.isArray(worse?.prompt_ids) && Array.isArray(worse.response_mask)).toBe(true);
     expect(batch.body.summary).toMatchObject({ groups: 2, sessions: 4, samples: 4 });
+    expect(batch.body.provenance).toEqual({ schema_version: EXPORT_SCHEMA_VERSION, tokentap_version: tokentapVersion(), tokenizer_hash: 'unknown', chat_template_hash: 'unknown' });
+    expect(tokentapVersion()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("carries the provenance a file export writes: the hashes of the gateway's modelDir tokenizer and chat template", async () => {
+    const modelDir = qwen3TokenizerDir();
+    setup = await startRolloutGateway(SIM, { modelDir });
+    await runGroup(setup, 'task-a', [1]);
+    const { provenance } = (await pull(setup, { format: 'verl', waitMs: '0' })).body;
+    const sha256 = (bytes: Buffer | string): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+    const template = (JSON.parse(readFileSync(join(modelDir, 'tokenizer_config.json'), 'utf8')) as { chat_template: string }).chat_template;
+    expect(provenance.tokenizer_hash).toBe(sha256(readFileSync(join(modelDir, 'tokenizer.json'))));
+    expect(provenance.chat_template_hash).toBe(sha256(template));
   });
 
   it('serves a format in its JSONL form: chat-text rows read from the stored bodies, Tinker as nested Datums', async () => {

@@ -12,6 +12,7 @@ export interface PulledBatch {
   groups: string[];
   rows: Array<Record<string, unknown>>;
   summary: { groups: number; sessions: number; samples: number; dropped: Record<string, number> };
+  provenance: { schema_version: string; tokentap_version: string; tokenizer_hash: string; chat_template_hash: string };
 }
 
 export type ErrorAnswer = ApiAnswer<{ error: { code: string; message: string } }>;
