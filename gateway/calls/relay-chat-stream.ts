@@ -7,7 +7,6 @@ import { mapBackendFailure } from '../errors/map-backend-failure.js';
 import { isRecord } from '../json/is-record.js';
 import { SseDecoder } from '../sse/sse-decoder.js';
 import { finishInput } from '../recorder/finish-inputs.js';
-import { elidePromptIdsFromStream } from '../recorder/elide-prompt-ids.js';
 import type { ChatCallRenderer } from './chat-call-renderer.js';
 import type { CallScope } from './call-scope.js';
 import { writeWithBackpressure } from './write-with-backpressure.js';
@@ -66,7 +65,6 @@ async function pumpEvents(options: RelayChatStreamOptions, assembler: StreamAsse
   // returning early from a plain `for await` destroys the body with an AbortError (a stack trace per call, even
   // after [DONE]); releaseBody decides instead once the end is known
   const chunks = options.response.body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-  let compacted = false;
   try {
     for await (const chunk of chunks) {
       if (scope.timing.firstTokenAt === null) scope.timing.firstTokenAt = Date.now();
@@ -76,14 +74,6 @@ async function pumpEvents(options: RelayChatStreamOptions, assembler: StreamAsse
       for (const event of decoder.push(decoded)) {
         const end = await relayEvent(options, assembler, event.data);
         if (end !== null) return end;
-        if (!compacted) {
-          // the first event carries every prompt id (vLLM), already read: the record stores them once, as ids, so
-          // the text kept for it drops them now rather than holding them for the whole stream (the recorder would)
-          compacted = true;
-          const head = elidePromptIdsFromStream(upstreamText.join(''));
-          upstreamText.length = 0;
-          upstreamText.push(head);
-        }
       }
     }
     // bytes of a character cut at the very end reach the decoder (as U+FFFD), not the recorded text, as before
