@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { readExportProvenance, type ExportProvenance } from '../../export/export-provenance.js';
-import { buildBatch } from '../batches/build-batch.js';
 import { LeasePool, type Lease } from '../batches/lease-pool.js';
 import { batchPullQueryDoc, parseBatchPull } from '../batches/parse-batch-pull.js';
+import { writeBatch } from '../batches/write-batch.js';
 import { TokentapError } from '../errors/tokentap-error.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { idSchema, parseInput } from '../rollouts/rollout-schemas.js';
@@ -61,15 +61,21 @@ export function registerBatchRoutes(app: FastifyInstance, context: GatewayContex
       return reply.code(204).send();
     }
     reply.raw.off('close', onClose);
+    let whole: boolean;
     try {
-      const { rows, summary } = buildBatch(context.rollouts.store, lease.groupIds, pull.adapter, pull.selection);
-      return {
-        batchId: lease.batchId, consumer: lease.consumer, leaseExpiresAt: lease.expiresAt, format: pull.adapter.format,
-        shape: pull.adapter.shape ?? null, groups: lease.groupIds, rows, summary, provenance: readProvenance(),
-      };
+      whole = await writeBatch({ reply, lease, store: context.rollouts.store, adapter: pull.adapter, selection: pull.selection, provenance: readProvenance });
     } catch (error) {
       pool.release(lease.batchId);
       throw error;
+    }
+    // a client that left mid-batch cannot acknowledge what it did not get: its groups go back to the pool now
+    // (unless its lease already ended meanwhile, by expiry or shutdown)
+    if (!whole && !pool.closed) {
+      try {
+        pool.release(lease.batchId);
+      } catch {
+        // the lease ended by itself while the batch was being written
+      }
     }
   });
 
