@@ -37,7 +37,11 @@ export const DEFAULT_BENCH_STORE: BenchStoreParams = { sessions: 1000, turns: 50
 export function makeBenchStore(params: BenchStoreParams, directory = '.tmp'): string {
   const name = `bench-store-s${params.sessions}-t${params.turns}-p${params.systemTokens}-n${params.turnTokens}-d${params.driftRate}.db`;
   const path = join(directory, name);
-  if (existsSync(path)) return path;
+  if (existsSync(path)) {
+    // a store made by an older tokentap: one read-write open brings its schema up to date for the readers
+    openStore({ path }).close();
+    return path;
+  }
   mkdirSync(directory, { recursive: true });
   const partial = `${path}.partial`;
   rmSync(partial, { force: true });
