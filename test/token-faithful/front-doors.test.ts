@@ -42,9 +42,10 @@ function expectFaithfulSession(session: string, frontDoor: string): CallRow[] {
 }
 
 describe('Chat Completions in token-faithful mode', () => {
-  for (const stream of [false, true]) {
-    it(`answers parsed reasoning, tool calls and content (${stream ? 'streamed' : 'not streamed'}) and records the simulator's ids`, async () => {
-      setup = await startTokenFaithful(SCRIPT);
+  // streamInterval 4: the backend sends four tokens per completions chunk, as vLLM's --stream-interval does
+  for (const [stream, streamInterval] of [[false, 1], [true, 1], [true, 4]] as const) {
+    it(`answers parsed reasoning, tool calls and content (${stream ? 'streamed' : 'not streamed'}${streamInterval > 1 ? `, ${streamInterval} tokens per backend chunk` : ''}) and records the simulator's ids`, async () => {
+      setup = await startTokenFaithful(SCRIPT, { sim: { streamInterval } });
       const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'unused', maxRetries: 0 });
       const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Read two notes.' }];
       const answers: ChatCompletionMessage[] = [];
@@ -100,9 +101,9 @@ async function streamedTurn(client: OpenAI, request: ChatRequest): Promise<{ mes
 const ANTHROPIC_TOOLS = [{ name: 'read_step', description: 'Read the note of one step.', input_schema: STEP_TOOL.function.parameters as Anthropic.Tool['input_schema'] }];
 
 describe('Anthropic Messages (@anthropic-ai/sdk) in token-faithful mode', () => {
-  for (const stream of [false, true]) {
-    it(`answers thinking, tool_use and text blocks (${stream ? 'messages.stream' : 'messages.create'}) and records the simulator's ids`, async () => {
-      setup = await startTokenFaithful(SCRIPT, { gateway: { model: MODEL } });
+  for (const [stream, streamInterval] of [[false, 1], [true, 1], [true, 4]] as const) {
+    it(`answers thinking, tool_use and text blocks (${stream ? 'messages.stream' : 'messages.create'}${streamInterval > 1 ? `, ${streamInterval} tokens per backend chunk` : ''}) and records the simulator's ids`, async () => {
+      setup = await startTokenFaithful(SCRIPT, { gateway: { model: MODEL }, sim: { streamInterval } });
       const client = new Anthropic({ baseURL: `${setup.url}/s/anthropic`, apiKey: 'sk-ant-fake', maxRetries: 0 });
       const messages: MessageParam[] = [{ role: 'user', content: 'Read two notes.' }];
       const answers: Message[] = [];
