@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type Socket } from 'node:net';
-import { once } from 'node:events';
 import type { GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import type { Store } from '../../../store/index.js';
 import { sampleBeginInput, sampleFinishInput } from '../../store/store-fixtures.js';
-import { ADMIN_TOKEN, startRolloutGateway } from '../rollouts/rollout-test-helpers.js';
+import { ADMIN_TOKEN, stalledAdminGet, startRolloutGateway } from '../rollouts/rollout-test-helpers.js';
 import { pull } from './batch-test-helpers.js';
 
 const GROUPS = 12;
@@ -12,9 +10,7 @@ const GROUPS = 12;
 const PROMPT_IDS = 100_000;
 
 let setup: GatewayWithSim | undefined;
-let socket: Socket | undefined;
 afterEach(async () => {
-  socket?.destroy();
   await setup?.close();
   setup = undefined;
 });
@@ -59,14 +55,9 @@ describe('a pull of many large groups', () => {
   it('a client that leaves mid-batch gets nothing leased: its groups are served to the next pull at once', async () => {
     setup = await startRolloutGateway();
     const groupIds = addLongGroups(setup.gateway.store);
-    const { hostname, port } = new URL(setup.url);
-    socket = connect(Number(port), hostname);
-    await once(socket, 'connect');
-    socket.write(`GET /tokentap/v1/batches?format=verl&minGroups=${GROUPS}&waitMs=0&leaseMs=3600000 HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
-    const [first] = (await once(socket, 'data')) as [Buffer];
-    expect(first.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
-    // stop reading: the gateway fills the socket and waits for it to drain instead of building the rest in memory
-    socket.pause();
+    // a consumer that stops reading: the gateway fills the socket and waits for it to drain instead of building the
+    // rest in memory
+    const socket = await stalledAdminGet(setup, `/batches?format=verl&minGroups=${GROUPS}&waitMs=0&leaseMs=3600000`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     socket.destroy();
     // leased for an hour, yet served again at once: the cut batch's lease was released

@@ -1,3 +1,6 @@
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { expect, onTestFinished } from 'vitest';
 import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import type { GatewayOptions } from '../../../gateway/create-gateway.js';
 import type { SimBackendOptions } from '../../../sim/index.js';
@@ -51,4 +54,20 @@ export async function postChat(baseUrl: string, credential: string | null, body:
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/**
+ * An admin GET (`/tokentap/v1` + `path`) on a raw socket that stops reading once the 200 has begun, as a stalled
+ * consumer would; the socket is destroyed when the test ends.
+ */
+export async function stalledAdminGet(setup: GatewayWithSim, path: string): Promise<Socket> {
+  const { hostname, port } = new URL(setup.url);
+  const socket = connect(Number(port), hostname);
+  onTestFinished(() => void socket.destroy());
+  await once(socket, 'connect');
+  socket.write(`GET /tokentap/v1${path} HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
+  const [first] = (await once(socket, 'data')) as [Buffer];
+  expect(first.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
+  socket.pause();
+  return socket;
 }
