@@ -33,7 +33,8 @@ export async function writeBatch(options: WriteBatchOptions): Promise<boolean> {
   const { reply, lease, adapter } = options;
   const summary = createExportSummary();
   const rows = batchRows(options.store, lease.groupIds, adapter, options.selection, summary);
-  // the first row is read before anything is sent, so a failing store read still gets a proper error answer
+  // the provenance and the first row are read before anything is sent, so a failure still gets a proper error answer
+  const provenance = options.provenance();
   let next = rows.next();
   const head = { batchId: lease.batchId, consumer: lease.consumer, leaseExpiresAt: lease.expiresAt, format: adapter.format, shape: adapter.shape ?? null, groups: lease.groupIds };
   reply.hijack();
@@ -53,7 +54,7 @@ export async function writeBatch(options: WriteBatchOptions): Promise<boolean> {
         await nextTurn();
       }
     }
-    text += `],"summary":${JSON.stringify(summary)},"provenance":${JSON.stringify(options.provenance())}}`;
+    text += `],"summary":${JSON.stringify(summary)},"provenance":${JSON.stringify(provenance)}}`;
     if (!(await writeWithBackpressure(raw, text))) return false;
     raw.end();
     return true;
