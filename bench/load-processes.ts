@@ -11,6 +11,8 @@ const LOAD_SIM_SCRIPT = fileURLToPath(new URL(import.meta.url.includes('/dist/')
 export interface LoadChild {
   url: string;
   child: ChildProcess;
+  /** the processes whose CPU is this child's: itself and, for a simulator with workers, each worker */
+  pids: number[];
   /** sends SIGTERM and resolves with the exit code (null when a signal ended it) */
   stop(): Promise<number | null>;
 }
@@ -25,18 +27,21 @@ function stopper(child: ChildProcess): () => Promise<number | null> {
 }
 
 /**
- * Starts bench/load-sim.js (built) and resolves once it prints its URL; its log goes to `logFile`.
+ * Starts bench/load-sim.js (built) with `workers` simulator processes behind one port and resolves once it prints
+ * its URL; its log goes to `logFile`.
  *
- * @example const sim = await startLoadSim({ tokensPerSecond: 50, replyTokens: 200, streamInterval: 1, logFile: 'sim.log' });
+ * @example const sim = await startLoadSim({ tokensPerSecond: 50, replyTokens: 200, streamInterval: 1, workers: 1, logFile: 'sim.log' });
  */
-export async function startLoadSim(options: { tokensPerSecond: number; replyTokens: number; streamInterval: number; logFile: string; profileDir?: string }): Promise<LoadChild> {
+export async function startLoadSim(options: { tokensPerSecond: number; replyTokens: number; streamInterval: number; workers: number; logFile: string; profileDir?: string }): Promise<LoadChild> {
   const args = [
     ...profileFlags(options.profileDir), LOAD_SIM_SCRIPT,
     '--tokens-per-second', String(options.tokensPerSecond), '--reply-tokens', String(options.replyTokens), '--stream-interval', String(options.streamInterval),
+    '--workers', String(options.workers),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', openSync(options.logFile, 'a')] });
   for await (const line of createInterface({ input: child.stdout! })) {
-    return { url: (JSON.parse(line) as { url: string }).url, child, stop: stopper(child) };
+    const { url, pids } = JSON.parse(line) as { url: string; pids: number[] };
+    return { url, child, pids, stop: stopper(child) };
   }
   throw new Error(`the load simulator exited before listening (see ${options.logFile})`);
 }
@@ -57,7 +62,7 @@ export async function startLoadGateway(options: { backendUrl: string; db: string
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) break;
     const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
-    if (healthy) return { url, child, stop: stopper(child) };
+    if (healthy) return { url, child, pids: [child.pid!], stop: stopper(child) };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill('SIGKILL');
@@ -142,14 +147,15 @@ export function openFilesLimit(): number | null {
 }
 
 /**
- * CPU seconds a process has used so far, all its threads (utime + stime from /proc/PID/stat, 100 ticks a second);
- * NaN elsewhere or once it exited.
+ * CPU seconds a process has used so far, all its threads (utime + stime from /proc/PID/stat, 100 ticks a second),
+ * or one thread's (`thread`: its id; a process's main thread has the process's id); NaN elsewhere or once it exited.
  *
  * @example readCpuSeconds(gateway.child.pid!); // 12.4
+ * @example readCpuSeconds(pid, pid); // the main thread alone: the event loop's share
  */
-export function readCpuSeconds(pid: number): number {
+export function readCpuSeconds(pid: number, thread?: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return Number.NaN;

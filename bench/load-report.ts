@@ -5,7 +5,7 @@ import type { LoadVerdict } from './load-verify.js';
 
 /** Everything a load run measured, for its report. */
 export interface LoadRun {
-  config: { sessions: number; minutes: number; tokens: number; rate: number; streamInterval: number; systemTokens: number; maxPromptTokens: number; rampSeconds: number };
+  config: { sessions: number; minutes: number; tokens: number; rate: number; streamInterval: number; simWorkers: number; systemTokens: number; maxPromptTokens: number; rampSeconds: number };
   stats: LoadStats;
   /** the gateway's event-loop delay, one window per /metrics scrape */
   windows: EventLoopWindow[];
@@ -15,6 +15,8 @@ export interface LoadRun {
   gatewayRssPeak: number;
   /** CPU seconds used during the run, all threads */
   gatewayCpuSeconds: number;
+  /** CPU seconds of the gateway's main thread (its event loop): the one share that cannot spread over cores */
+  gatewayMainThreadCpuSeconds: number;
   simCpuSeconds: number;
   /** CPU seconds of this process: the clients */
   clientCpuSeconds: number;
@@ -81,7 +83,7 @@ export function formatLoadReport(run: LoadRun): string {
     ...(verdict?.samples ?? []).map((sample) => `  ${sample}`),
     `tokens received:    ${stats.tokens} (${(stats.tokens / run.seconds).toFixed(0)}/s; ${config.sessions} streams at ${config.rate}/s would be ${config.sessions * config.rate}/s) in ${stats.events} content events (${(stats.events / run.seconds).toFixed(0)}/s)`,
     `gateway RSS:        start ${megabytes(run.gatewayRssStart)}, end ${megabytes(run.gatewayRssEnd)}, peak ${megabytes(run.gatewayRssPeak)} (VmHWM); main-thread heap in use at the end ${run.windows.length === 0 ? 'n/a' : megabytes(run.windows.at(-1)!.heapUsedBytes)}`,
-    `CPU:                gateway ${run.gatewayCpuSeconds.toFixed(1)} s (${(run.gatewayCpuSeconds / run.seconds).toFixed(2)} cores; ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.tokens)).toFixed(0)} us per token, ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.events)).toFixed(0)} us per event, per-call work included), simulator ${run.simCpuSeconds.toFixed(1)} s (${(run.simCpuSeconds / run.seconds).toFixed(2)} cores), clients ${run.clientCpuSeconds.toFixed(1)} s (${(run.clientCpuSeconds / run.seconds).toFixed(2)} cores)`,
+    `CPU:                gateway ${run.gatewayCpuSeconds.toFixed(1)} s (${(run.gatewayCpuSeconds / run.seconds).toFixed(2)} cores; ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.tokens)).toFixed(0)} us per token, ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.events)).toFixed(0)} us per event, per-call work included; main thread ${(run.gatewayMainThreadCpuSeconds / run.seconds).toFixed(2)} cores, ${((run.gatewayMainThreadCpuSeconds * 1e3) / Math.max(1, stats.received.length)).toFixed(1)} ms per call), simulator ${run.simCpuSeconds.toFixed(1)} s (${(run.simCpuSeconds / run.seconds).toFixed(2)} cores, ${config.simWorkers} process${config.simWorkers === 1 ? '' : 'es'}), clients ${run.clientCpuSeconds.toFixed(1)} s (${(run.clientCpuSeconds / run.seconds).toFixed(2)} cores)`,
     `event-loop delay:   ${eventLoop}`,
     `TTFT:               p50 ${milliseconds(stats.timeToFirstToken, 50)} ms, p99 ${milliseconds(stats.timeToFirstToken, 99)} ms`,
     `inter-event:        p50 ${milliseconds(stats.interEvent, 50)} ms, p99 ${milliseconds(stats.interEvent, 99)} ms (${(1000 * config.streamInterval) / config.rate} ms at the simulator)`,

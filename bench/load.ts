@@ -6,7 +6,8 @@
  * 30 s and, at the end: calls completed, errors, lost calls (every call a client received in full must be `ok` in
  * the store with as many completion ids), the gateway's RSS at start, end and peak, its event-loop delay, and the
  * clients' time to first token and the gaps between stream events (docs/reliability.md, promise 4). `--stream-interval N`
- * makes the simulator send N tokens per event after the first, as vLLM's `--stream-interval` does. Exits 1 on any error or lost
+ * makes the simulator send N tokens per event after the first, as vLLM's `--stream-interval` does. `--sim-workers N`
+ * runs the simulator as N processes behind one port (default: a third of the cores, 1 to 6). Exits 1 on any error or lost
  * call. `--short` is a quick run (100 sessions, 30 s) unless --sessions / --minutes say otherwise. `--profile DIR` writes
  * V8 CPU profiles of the gateway and the simulator into DIR (open them in Chrome DevTools).
  */
@@ -30,6 +31,8 @@ function cpuSeconds(): number {
   return (usage.user + usage.system) / 1e6;
 }
 
+const simCpuSeconds = (pids: number[]): number => pids.reduce((sum, simPid) => sum + readCpuSeconds(simPid), 0);
+
 function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: boolean; reportSeconds: number; profileDir: string | undefined } {
   const { values } = parseArgs({
     options: {
@@ -38,6 +41,7 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
       tokens: { type: 'string', default: '200' },
       rate: { type: 'string', default: '50' },
       'stream-interval': { type: 'string', default: '1' },
+      'sim-workers': { type: 'string' },
       'system-tokens': { type: 'string', default: '6000' },
       'max-prompt-tokens': { type: 'string', default: '30000' },
       'ramp-seconds': { type: 'string' },
@@ -56,6 +60,8 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
     tokens: Number(values.tokens),
     rate: Number(values.rate),
     streamInterval: Number(values['stream-interval']),
+    // one simulator process tokenizes ~5 ms of long prompt per call: past ~150 calls/s it, not the gateway, would be measured
+    simWorkers: Number(values['sim-workers'] ?? Math.max(1, Math.min(6, Math.floor(availableParallelism() / 3)))),
     systemTokens: Number(values['system-tokens']),
     maxPromptTokens: Number(values['max-prompt-tokens']),
     // starting a thousand sessions in the same millisecond measures the herd, not the steady state
@@ -69,12 +75,13 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
 
 async function main(): Promise<number> {
   const flags = readFlags();
+  if (!Number.isInteger(flags.simWorkers) || flags.simWorkers < 1) throw new Error(`--sim-workers must be a positive integer, not ${flags.simWorkers}`);
   const limit = openFilesLimit();
   // the gateway holds a socket per harness and one per backend stream, plus the store, logs and pipes
   const needed = 2 * flags.sessions + 200;
   if (limit !== null && limit < needed) write(`warning: ulimit -n is ${limit}; ${flags.sessions} sessions need about ${needed} (raise it: ulimit -n ${Math.max(needed, 65536)})`);
   const workDir = flags.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-load-'));
-  const sim = await startLoadSim({ tokensPerSecond: flags.rate, replyTokens: flags.tokens, streamInterval: flags.streamInterval, logFile: join(workDir, 'sim.log'), ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }) });
+  const sim = await startLoadSim({ tokensPerSecond: flags.rate, replyTokens: flags.tokens, streamInterval: flags.streamInterval, workers: flags.simWorkers, logFile: join(workDir, 'sim.log'), ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }) });
   const db = join(workDir, 'load.db');
   const gateway = await startLoadGateway({ backendUrl: sim.url, db, connections: Math.max(256, flags.sessions), logFile: join(workDir, 'gateway.log'), ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }) });
   const pid = gateway.child.pid!;
@@ -82,7 +89,7 @@ async function main(): Promise<number> {
   const stats = new LoadStats();
   const run: LoadRun = {
     config: flags, stats, windows: [], gatewayRssStart: readResidentMemory(pid)?.rssBytes ?? Number.NaN, gatewayRssEnd: Number.NaN, gatewayRssPeak: Number.NaN,
-    gatewayCpuSeconds: -readCpuSeconds(pid), simCpuSeconds: -readCpuSeconds(sim.child.pid!), clientCpuSeconds: -cpuSeconds(), seconds: 0, loadStart: loadavg()[0]!, loadEnd: Number.NaN, cores: availableParallelism(),
+    gatewayCpuSeconds: -readCpuSeconds(pid), gatewayMainThreadCpuSeconds: -readCpuSeconds(pid, pid), simCpuSeconds: -simCpuSeconds(sim.pids), clientCpuSeconds: -cpuSeconds(), seconds: 0, loadStart: loadavg()[0]!, loadEnd: Number.NaN, cores: availableParallelism(),
     verdict: null, gatewayExit: null,
   };
   // the first scrape starts prom-client's event-loop histogram; each later one reads the window since the last
@@ -113,7 +120,8 @@ async function main(): Promise<number> {
   const memory = readResidentMemory(pid);
   [run.gatewayRssEnd, run.gatewayRssPeak] = [memory?.rssBytes ?? Number.NaN, memory?.peakRssBytes ?? Number.NaN];
   run.gatewayCpuSeconds += readCpuSeconds(pid);
-  run.simCpuSeconds += readCpuSeconds(sim.child.pid!);
+  run.gatewayMainThreadCpuSeconds += readCpuSeconds(pid, pid);
+  run.simCpuSeconds += simCpuSeconds(sim.pids);
   run.clientCpuSeconds += cpuSeconds();
   run.loadEnd = loadavg()[0]!;
   await pool.close();
