@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLoadSim } from '../../bench/load-processes.js';
+
+const run = promisify(execFile);
+const workDir = mkdtempSync(join(tmpdir(), 'tokentap-load-bench-test-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function streamTokens(url: string): Promise<number> {
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', connection: 'close' },
+    body: JSON.stringify({ model: 'm', max_tokens: 12, stream: true, return_token_ids: true, messages: [{ role: 'user', content: 'go' }] }),
+  });
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  expect(text).toContain('data: [DONE]');
+  return text.split('\n').filter((line) => line.startsWith('data: {')).flatMap((line) => (JSON.parse(line.slice(6)) as { choices: { token_ids?: number[] }[] }).choices.flatMap((choice) => choice.token_ids ?? [])).length;
+}
+
+describe('the load bench', () => {
+  it('runs the simulator as several processes behind one port that serve streams, and SIGTERM ends every one', async () => {
+    const sim = await startLoadSim({ tokensPerSecond: 0, replyTokens: 50, streamInterval: 1, workers: 2, logFile: join(workDir, 'sim.log') });
+    expect(sim.pids).toHaveLength(3);
+    expect(sim.pids[0]).toBe(sim.child.pid);
+    // one connection each: node:cluster hands new connections to the workers in turn
+    const counts = await Promise.all(Array.from({ length: 6 }, () => streamTokens(sim.url)));
+    expect(counts).toEqual([12, 12, 12, 12, 12, 12]);
+    expect(await sim.stop()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sim.pids.filter(alive)).toEqual([]);
+  }, 60_000);
+
+  it('a short run through tokentap serve exits 0 with no error, no lost call, and reports the main thread', async () => {
+    const { stdout } = await run(process.execPath, [
+      'dist/bench/load.js', '--sessions', '4', '--minutes', '0.1', '--tokens', '20', '--rate', '100', '--stream-interval', '3', '--system-tokens', '300', '--sim-workers', '2', '--work-dir', workDir,
+    ], { timeout: 90_000 });
+    expect(stdout).toMatch(/^errors: +0$/m);
+    expect(stdout).toMatch(/^lost calls: +0 \((\d+) received in full; \1 ok in the store with as many completion ids; 0 with another count/m);
+    expect(stdout).toMatch(/main thread \d+\.\d+ cores, \d+\.\d+ ms per call\), simulator [\d.]+ s \([\d.]+ cores, 2 processes\)/);
+    expect(stdout).toMatch(/^gateway exit: +0 after SIGTERM$/m);
+  }, 120_000);
+});
