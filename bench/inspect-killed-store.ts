@@ -24,8 +24,8 @@ export function inspectKilledStore(db: string): KilledStoreState {
 }
 
 /**
- * The count in a gateway's start-up line "calls left in progress by an earlier run are marked incomplete" (0 when
- * it logged none).
+ * The count in a gateway's start-up line "calls left in progress by a gateway that is gone are marked incomplete" (0
+ * when it logged none).
  *
  * @example readMarkedIncomplete(gateway.lines) // 7
  */

@@ -30,6 +30,7 @@ import { registerRateLimit } from './security/rate-limit.js';
 import { publicBindWarnings } from './security/public-bind-warnings.js';
 import { requestTimeoutOptions } from './security/request-timeout-options.js';
 import { installGracefulDrain } from './graceful-drain.js';
+import { startGatewayInstance } from './gateway-instance.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** a pino logger to use instead of the one built from `logLevel` */
@@ -78,8 +79,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const config = gatewayConfigSchema.parse(input);
   const logger = givenLogger ?? createLogger({ level: config.logLevel, secrets: [config.backendKey, config.adminToken] });
   const store = givenStore ?? openStore({ path: config.db, ...(config.dbMaxBytes === undefined ? {} : { maxBytes: config.dbMaxBytes }) });
-  const recovered = store.markInProgressIncomplete();
-  if (recovered > 0) logger.warn({ calls: recovered }, 'calls left in progress by an earlier run are marked incomplete');
+  // several gateways may write one database: only the calls of gateways that are gone are marked incomplete
+  const instance = startGatewayInstance(store, logger as FastifyBaseLogger);
   // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape
   const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: false, forceCloseConnections: 'idle',
     // requests the HTTP parser refuses (headers over maxHeaderSize, CR/LF in a header) get an error body every client reads
@@ -101,7 +102,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // a registry per gateway: several gateways in one process never clash (docs/reliability.md)
   const metrics = new GatewayMetrics({ recorder });
   const rollouts = new RolloutControl({ store, pauseMode: config.pauseMode, sessionIdleTimeoutMs: config.sessionIdleTimeoutMs, logger: logger as FastifyBaseLogger });
-  const context: GatewayContext = { config, backend, recorder: observeRecorder(recorder, metrics), rollouts, metrics };
+  const context: GatewayContext = { config, backend, recorder: observeRecorder(recorder, metrics), rollouts, metrics, instanceId: instance.id };
   if (config.tokenFaithful.length > 0) {
     context.tokenFaithful = createTokenFaithful({
       models: config.tokenFaithful,
@@ -119,6 +120,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // every connection is closed by now; the calls cut by the shutdown timeout still record their end
     await drain.settled();
     await recorder.close();
+    // every call this gateway began is finished now
+    instance.stop();
     await backend.close();
     if (givenStore === undefined) store.close();
   });

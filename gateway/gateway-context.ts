@@ -14,6 +14,8 @@ export interface GatewayContext {
   rollouts: RolloutControl;
   /** Prometheus counters and histograms of this gateway, served on /metrics */
   metrics: GatewayMetrics;
+  /** this gateway process in the database's gateway_instances: every call it begins carries it */
+  instanceId: string;
   /** token-in-token-out mode, when `tokenFaithful` names any model (docs/token-faithful.md) */
   tokenFaithful?: TokenFaithful;
 }

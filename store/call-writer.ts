@@ -38,9 +38,9 @@ export function createCallWriter(options: {
   );
   const insertCall = database.prepare(
     `INSERT INTO calls (id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
-                        policy_version, sampling_params, metadata, started_at)
+                        policy_version, sampling_params, metadata, started_at, instance_id)
      VALUES (@id, @sessionId, @seq, 'in_progress', @frontDoor, @path, @requestedModel, @backendModel, @stream,
-             @policyVersion, @samplingParams, @metadata, @startedAt)`,
+             @policyVersion, @samplingParams, @metadata, @startedAt, @instanceId)`,
   );
   const insertBodies = database.prepare<[string, Buffer, Buffer, Buffer | null]>(
     `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
@@ -80,6 +80,7 @@ export function createCallWriter(options: {
       samplingParams: JSON.stringify(input.samplingParams),
       metadata: JSON.stringify(input.metadata),
       startedAt: input.startedAt,
+      instanceId: input.instanceId ?? null,
     });
     const chat = input.chatRequestBody === undefined || input.chatRequestBody === null ? [] : [input.chatRequestBody];
     const [requestBody, backendRequestBody, chatRequestBody] = bodies.write([input.requestBody, input.backendRequestBody, ...chat]);

@@ -13,6 +13,7 @@ import { createRolloutQueries } from './rollout-queries.js';
 import { createRewardQueries } from './reward-queries.js';
 import { createBatchQueries } from './batch-queries.js';
 import { createExportQueries } from './export-queries.js';
+import { createInstanceQueries } from './instance-queries.js';
 import { StoreError } from './store-error.js';
 import type { OpenStoreOptions, Store, StoreStats } from './types.js';
 
@@ -72,6 +73,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
   const rewards = createRewardQueries(database);
   const batches = createBatchQueries(database);
   const exportQueries = createExportQueries(database);
+  const instances = createInstanceQueries(database);
   const countRows = database.prepare<[], { sessions: number; calls: number }>(
     `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
   );
@@ -111,6 +113,10 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     getCallBodies: (callId) => reader.getCallBodies(callId),
     listCalls: (sessionId) => reader.listCalls(sessionId),
     markInProgressIncomplete: () => writable().markInProgressIncomplete(),
+    registerInstance: (row) => whenWritable(() => instances.register(row)),
+    touchInstance: (id, at) => whenWritable(() => instances.touch(id, at)),
+    removeInstance: (id) => whenWritable(() => instances.remove(id)),
+    recoverOrphanedCalls: (isLive) => whenWritable(() => instances.recoverOrphans(isLive)),
     createRollout: (input) => whenWritable(() => rollouts.create(input)),
     getRollout: (sessionId) => rollouts.get(sessionId),
     findSessionByKeyHash: (keyHash) => rollouts.findByKeyHash(keyHash),

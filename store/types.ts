@@ -269,6 +269,32 @@ export interface BeginCallInput {
   startedAt: number;
   /** policy version the call is served under, if any */
   policyVersion?: string | null;
+  /**
+   * the gateway process serving the call (`registerInstance`): a gateway starting up marks in progress only the
+   * calls of processes that are gone; null or absent outside a gateway
+   */
+  instanceId?: string | null;
+}
+
+/** A gateway process writing the store (table gateway_instances). */
+export interface GatewayInstanceRow {
+  id: string;
+  /** host name, for people */
+  host: string;
+  pid: number;
+  /** where `pid` names this process: boot id and PID namespace on Linux, the host name elsewhere */
+  processScope: string;
+  /** the process's start time as its kernel counts it, when known: a reused pid is not taken for it */
+  processStart: string | null;
+  startedAt: number;
+  /** refreshed while the gateway runs (ms since epoch) */
+  seenAt: number;
+}
+
+/** What `recoverOrphanedCalls` did: calls marked incomplete, and the gone instances it found. */
+export interface OrphanRecovery {
+  calls: number;
+  instances: string[];
 }
 
 /** Written once when a call ends, whatever its status. */
@@ -426,6 +452,17 @@ export interface Store {
   listPolicyVersions(): PolicyVersionRow[];
   /** marks every `in_progress` call `incomplete` (run at start-up); returns how many */
   markInProgressIncomplete(): number;
+  /** Records a gateway process that is about to write calls (tagged with its id through `instanceId`). */
+  registerInstance(row: GatewayInstanceRow): void;
+  /** Refreshes a registered gateway's `seenAt`. */
+  touchInstance(id: string, at: number): void;
+  /** Forgets a gateway that stopped cleanly. */
+  removeInstance(id: string): void;
+  /**
+   * Marks `incomplete` every call in progress whose gateway is gone (or unknown: recorded before instances, or by no
+   * gateway) and forgets the gone gateways; `isLive` judges each registered one. One write transaction.
+   */
+  recoverOrphanedCalls(isLive: (row: GatewayInstanceRow) => boolean): OrphanRecovery;
   stats(): StoreStats;
   /** `PRAGMA integrity_check` output: 'ok' for a sound file, else one line per problem */
   integrityCheck(): string;

@@ -89,6 +89,7 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     metadata: { ...harnessMetadata(request.headers), ...options.metadata, ...faithful?.metadata, sessionSource: source, ...samplingMetadata(admission) },
     startedAt: timing.startedAt,
     policyVersion: admission.policyVersion,
+    instanceId: context.instanceId,
   });
   const createAssembler = call.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
   const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted, backendRetries: [] };

@@ -2,10 +2,11 @@ import { initialMigration } from './001-initial.js';
 import { rolloutsMigration } from './002-rollouts.js';
 import { batchesMigration } from './003-batches.js';
 import { chatRequestBodyMigration } from './004-chat-request-body.js';
+import { gatewayInstancesMigration } from './005-gateway-instances.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [initialMigration, rolloutsMigration, batchesMigration, chatRequestBodyMigration];
+export const MIGRATIONS: readonly Migration[] = [initialMigration, rolloutsMigration, batchesMigration, chatRequestBodyMigration, gatewayInstancesMigration];
 
 /** The schema version this tokentap writes and reads. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;
