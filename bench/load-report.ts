@@ -5,7 +5,7 @@ import type { LoadVerdict } from './load-verify.js';
 
 /** Everything a load run measured, for its report. */
 export interface LoadRun {
-  config: { sessions: number; minutes: number; tokens: number; rate: number; streamInterval: number; simWorkers: number; systemTokens: number; maxPromptTokens: number; rampSeconds: number };
+  config: { sessions: number; minutes: number; tokens: number; rate: number; streamInterval: number; simWorkers: number; gateways: number; systemTokens: number; maxPromptTokens: number; rampSeconds: number };
   stats: LoadStats;
   /** the gateway's event-loop delay, one window per /metrics scrape */
   windows: EventLoopWindow[];
@@ -73,7 +73,7 @@ export function formatLoadReport(run: LoadRun): string {
     ? 'not checked'
     : `${verdict.lost} (${stats.received.length} received in full; ${verdict.verified} ok in the store with as many completion ids; ${verdict.wrongTokenCount} with another count; store: ${verdict.rowsInStore} calls, ${verdict.sessionsInStore} sessions, ${megabytes(verdict.bytesOnDisk)})`;
   return [
-    `load: ${config.sessions} sessions x ${config.minutes} min (ramp ${config.rampSeconds} s), ${config.tokens} tokens per call at ${config.rate || 'unpaced'} tokens/s, ${config.streamInterval === 1 ? 'one token per stream event' : `stream interval ${config.streamInterval} (the first token alone, then ${config.streamInterval} per event)`}, system prompt ${config.systemTokens} tokens + growing history (new conversation past ${config.maxPromptTokens} prompt tokens)`,
+    `load: ${config.sessions} sessions x ${config.minutes} min (ramp ${config.rampSeconds} s), ${config.tokens} tokens per call at ${config.rate || 'unpaced'} tokens/s, ${config.streamInterval === 1 ? 'one token per stream event' : `stream interval ${config.streamInterval} (the first token alone, then ${config.streamInterval} per event)`}, system prompt ${config.systemTokens} tokens + growing history (new conversation past ${config.maxPromptTokens} prompt tokens)${config.gateways === 1 ? '' : `; ${config.gateways} gateways on one database (their RSS and CPU summed, the worst event loop)`}`,
     `machine:            ${run.cores} cores, load average ${run.loadStart.toFixed(1)} at start, ${run.loadEnd.toFixed(1)} at end`,
     `wall time:          ${run.seconds.toFixed(1)} s`,
     `calls completed:    ${stats.received.length} (${(stats.received.length / run.seconds).toFixed(1)}/s)`,

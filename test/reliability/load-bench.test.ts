@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,5 +53,22 @@ describe('the load bench', () => {
     expect(stdout).toMatch(/^lost calls: +0 \((\d+) received in full; \1 ok in the store with as many completion ids; 0 with another count/m);
     expect(stdout).toMatch(/main thread \d+\.\d+ cores, \d+\.\d+ ms per call\), simulator [\d.]+ s \([\d.]+ cores, 2 processes\)/);
     expect(stdout).toMatch(/^gateway exit: +0 after SIGTERM$/m);
+  }, 120_000);
+
+  it('with --gateways 2 the sessions share one database through two gateways, both record, nothing is lost', async () => {
+    const dir = join(workDir, 'two-gateways');
+    const { stdout } = await run(process.execPath, [
+      'dist/bench/load.js', '--sessions', '6', '--minutes', '0.1', '--tokens', '20', '--rate', '100', '--stream-interval', '3', '--system-tokens', '300', '--sim-workers', '1', '--gateways', '2', '--work-dir', dir, '--keep',
+    ], { timeout: 90_000 });
+    expect(stdout).toContain('2 gateways on one database');
+    expect(stdout).toMatch(/^errors: +0$/m);
+    expect(stdout).toMatch(/^lost calls: +0 \((\d+) received in full; \1 ok in the store/m);
+    const database = new Database(join(dir, 'load.db'), { readonly: true });
+    const byGateway = database.prepare(`SELECT instance_id, count(*) AS calls FROM calls WHERE status = 'ok' GROUP BY instance_id`).all() as { instance_id: string | null; calls: number }[];
+    const instancesLeft = database.prepare('SELECT count(*) AS n FROM gateway_instances').get();
+    database.close();
+    expect(byGateway).toHaveLength(2);
+    expect(byGateway.every((row) => row.instance_id !== null && row.calls > 0)).toBe(true);
+    expect(instancesLeft).toEqual({ n: 0 });
   }, 120_000);
 });
