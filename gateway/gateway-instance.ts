@@ -32,7 +32,7 @@ export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, op
   };
   store.registerInstance(row);
   const recover = (): void => {
-    const recovered = store.recoverOrphanedCalls((other) => other.id === row.id || isInstanceLive(other, Date.now()));
+    const recovered = store.recoverOrphanedCalls((other) => other.id === row.id || isInstanceLive(other, Date.now(), row.processScope));
     if (recovered.calls > 0) logger.warn({ calls: recovered.calls, gateways: recovered.instances }, 'calls left in progress by a gateway that is gone are marked incomplete');
   };
   recover();
