@@ -14,7 +14,6 @@ const FINISHED_STATUSES: ReadonlySet<CallStatus> = new Set(['ok', 'backend_error
 export interface CallWriter {
   beginCall(input: BeginCallInput): { callId: string; seq: number };
   finishCall(callId: string, result: FinishCallInput): void;
-  markInProgressIncomplete(): number;
 }
 
 /**
@@ -61,7 +60,6 @@ export function createCallWriter(options: {
   const updateBodies = database.prepare<[Buffer | null, Buffer | null, string]>(
     `UPDATE call_bodies SET response_body = ?, response_stream = ? WHERE call_id = ?`,
   );
-  const markIncomplete = database.prepare(`UPDATE calls SET status = 'incomplete' WHERE status = 'in_progress'`);
 
   const begin = database.transaction((callId: string, input: BeginCallInput): number => {
     sessions.ensure(input.sessionId, {}, input.startedAt);
@@ -118,7 +116,6 @@ export function createCallWriter(options: {
       finish.immediate(callId, toFinishColumns(result, prompt, completion), prompt);
       if (prompt !== null) delta.remember(callId, prompt, completion);
     },
-    markInProgressIncomplete: () => markIncomplete.run().changes,
   };
 }
 

@@ -28,7 +28,7 @@ export const DEFAULT_LIST_LIMIT = 50;
  *
  * @example
  * const store = openStore({ path: 'tokentap.db' });
- * store.markInProgressIncomplete();
+ * store.recoverOrphanedCalls(() => false); // no gateway registered: every call left in progress is incomplete
  * const { callId } = store.beginCall(input);
  * store.finishCall(callId, result);
  * store.close();
@@ -112,7 +112,6 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     getCall: (callId) => reader.getCall(callId),
     getCallBodies: (callId) => reader.getCallBodies(callId),
     listCalls: (sessionId) => reader.listCalls(sessionId),
-    markInProgressIncomplete: () => writable().markInProgressIncomplete(),
     registerInstance: (row) => whenWritable(() => instances.register(row)),
     touchInstance: (id, at) => whenWritable(() => instances.touch(id, at)),
     removeInstance: (id) => whenWritable(() => instances.remove(id)),

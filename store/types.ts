@@ -450,8 +450,6 @@ export interface Store {
   countExportSessions(filter: ExportUnitsFilter): number;
   /** every policy version set, oldest first (a version set twice appears twice) */
   listPolicyVersions(): PolicyVersionRow[];
-  /** marks every `in_progress` call `incomplete` (run at start-up); returns how many */
-  markInProgressIncomplete(): number;
   /** Records a gateway process that is about to write calls (tagged with its id through `instanceId`). */
   registerInstance(row: GatewayInstanceRow): void;
   /** Refreshes a registered gateway's `seenAt`. */

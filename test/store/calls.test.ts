@@ -171,14 +171,14 @@ describe('finishing rules', () => {
     expect(codeOf(() => store.finishCall('no-such-call', sampleFinishInput()))).toBe('STORE_CALL_NOT_FOUND');
   });
 
-  it('markInProgressIncomplete turns only in_progress calls incomplete, which then cannot be finished', () => {
+  it('recoverOrphanedCalls, with no gateway live, turns only in_progress calls incomplete, which then cannot be finished', () => {
     const store = workspace.open();
     const finished = recordCall(store);
     const pending = [store.beginCall(sampleBeginInput()).callId, store.beginCall(sampleBeginInput({ sessionId: 'b' })).callId];
-    expect(store.markInProgressIncomplete()).toBe(2);
+    expect(store.recoverOrphanedCalls(() => false).calls).toBe(2);
     expect(pending.map((callId) => store.getCall(callId)?.status)).toEqual(['incomplete', 'incomplete']);
     expect(store.getCall(finished)?.status).toBe('ok');
-    expect(store.markInProgressIncomplete()).toBe(0);
+    expect(store.recoverOrphanedCalls(() => false).calls).toBe(0);
     expect(codeOf(() => store.finishCall(pending[0] as string, sampleFinishInput()))).toBe('STORE_CALL_ALREADY_FINISHED');
   });
 });

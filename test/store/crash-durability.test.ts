@@ -62,6 +62,6 @@ describe('durability', () => {
       expect(Array.from(call.completionTokenIds ?? [])).toEqual([1000 + index, 1001 + index, 1002 + index]);
       expect(store.getCallBodies(call.id)?.responseBody).toEqual({ index });
     });
-    expect(store.markInProgressIncomplete()).toBe(1);
+    expect(store.recoverOrphanedCalls(() => false).calls).toBe(1);
   });
 });

@@ -44,7 +44,7 @@ describe('readonly open', () => {
     const reader = workspace.open({ readonly: true });
     expect(codeOf(() => reader.beginCall(sampleBeginInput()))).toBe('STORE_READONLY');
     expect(codeOf(() => reader.ensureSession('other'))).toBe('STORE_READONLY');
-    expect(codeOf(() => reader.markInProgressIncomplete())).toBe('STORE_READONLY');
+    expect(codeOf(() => reader.recoverOrphanedCalls(() => false))).toBe('STORE_READONLY');
     expect(codeOf(() => reader.finishCall(callId, {} as never))).toBe('STORE_READONLY');
   });
 });
