@@ -95,3 +95,28 @@ export function sessionPlan(options: { maxSteps: number }): fc.Arbitrary<Session
       .map((steps) => ({ agents, steps })),
   );
 }
+
+const plannedReply = (content: string, toolCalls: PlannedToolCall[] = []): PlannedReply => ({ reasoning: 'Read the notes first, then write the result.', content, toolCalls });
+const plannedStep = (agent: number, reply: PlannedReply, replyDrift: ReplyDrift = 'none', historyDrift: HistoryDrift = 'none'): PlannedStep => ({ agent, reply, replyDrift, historyDrift, policyVersion: null });
+
+/**
+ * One fixed session that injects every kind of drift the reconstruction names, each followed by a call that shows
+ * it: replayed before the random plans so that the property test's coverage never rests on chance.
+ */
+export const EVERY_DRIFT_PLAN: SessionPlan = {
+  agents: 2,
+  steps: [
+    plannedStep(0, plannedReply('Reading the config file.', [{ name: 'read_file', arguments: { path: 'config.txt' } }])),
+    plannedStep(0, plannedReply('Writing the notes now.', [{ name: 'write_file', arguments: { path: 'notes.md', content: 'The build passed.' } }]), 'strip-think'),
+    // a reply with tool calls: the template keeps its reasoning, so the split token is the only drift
+    plannedStep(0, plannedReply('Reading the result module.', [{ name: 'read_file', arguments: { path: 'result.txt' } }]), 'retokenize-reply'),
+    plannedStep(0, plannedReply('The notes are written.')),
+    // right after a user message, so no earlier reasoning is dropped with the cut
+    plannedStep(0, plannedReply('Checking the result module.'), 'length-cut-edited'),
+    plannedStep(1, plannedReply('Reading the test file.', [{ name: 'read_file', arguments: { path: 'test.txt' } }])),
+    plannedStep(0, plannedReply('Next the error path.', [{ name: 'read_file', arguments: { path: 'error.txt' } }]), 'flag'),
+    plannedStep(0, plannedReply('The error path reads fine.'), 'retry'),
+    plannedStep(0, plannedReply('Summing up the tokens.'), 'none', 'compaction'),
+    plannedStep(0, plannedReply('All done.')),
+  ],
+};
