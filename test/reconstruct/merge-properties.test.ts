@@ -5,7 +5,7 @@ import { loadHfTokenizer, qwen3TokenizerDir } from '../../reconstruct/tokenizer/
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { expectSoundReconstruction } from './expect-reconstruction.js';
 import { recordPlannedSession } from './record-planned-session.js';
-import { EVERY_DRIFT_PLAN, sessionPlan } from './session-plan.js';
+import { CUT_THEN_TRUNCATED_PLAN, EVERY_DRIFT_PLAN, FLAGGED_THEN_COMPACTED_PLAN, sessionPlan } from './session-plan.js';
 
 const tokenizer = await loadHfTokenizer(qwen3TokenizerDir());
 
@@ -23,8 +23,8 @@ describe('reconstruction of random Qwen3 tool conversations with random drift (s
           const report = expectSoundReconstruction(store, sessionId, recorded, tokenizer);
           for (const diagnostic of report.drift) seen.set(diagnostic.kind, (seen.get(diagnostic.kind) ?? 0) + 1);
         }),
-        // the fixed plan first: every kind of drift is injected on every run, whatever the seed
-        { numRuns: Number(process.env.RECONSTRUCT_RUNS ?? 60), examples: [[EVERY_DRIFT_PLAN]] },
+        // fixed plans first: every kind of drift on every run whatever the seed, then counterexamples once found
+        { numRuns: Number(process.env.RECONSTRUCT_RUNS ?? 60), examples: [[EVERY_DRIFT_PLAN], [FLAGGED_THEN_COMPACTED_PLAN], [CUT_THEN_TRUNCATED_PLAN]] },
       );
       // every kind of drift was injected and named (the fixed plan guarantees it; random plans add to the counts)
       expect([...seen.keys()].sort()).toEqual(['history-edited', 'parallel-branch', 'retokenized', 'template-rerender', 'truncated-completion']);

@@ -41,6 +41,14 @@ interface AgentState {
    * older chain, rightly, as history-edited
    */
   edited?: boolean;
+  /** the agent's previous call was flagged: it is compared with, never merged into */
+  previousFlagged?: boolean;
+  /**
+   * some call of the agent was cut (max tokens) or flagged: once its history is edited, a later prompt may share
+   * more with that call (two replies starting alike) than with its own previous call, and is then rightly told
+   * against it as carrying on a cut completion
+   */
+  cutBefore?: boolean;
 }
 
 /**
@@ -84,6 +92,7 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
     }
     if (drift === 'length-cut' || drift === 'length-cut-edited') completion = completion.subarray(0, Math.max(2, completion.length >> 1));
     const finishReason = drift.startsWith('length-cut') ? 'length' : 'stop';
+    if (finishReason === 'length') agent.cutBefore = true;
     const partialText = finishReason === 'length' ? tokenizer.decode(Array.from(completion)) : undefined;
     const sentReply = partialText === undefined ? reply : { content: partialText, toolCalls: [] };
     if (drift === 'flag') {
@@ -92,6 +101,8 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
       recorded.flagged.push(id);
       anyRecorded = true;
       settle(agent, id, prompt, kept, { kind: 'truncated-completion', exact: true });
+      agent.previousFlagged = true;
+      agent.cutBefore = true;
     } else {
       const id = recordChatCall(context, { completion, reply: sentReply, finishReason, compactArguments: drift === 'json-reformat' });
       recorded.expectations.push(expectationFor(agent, id, prompt, anyRecorded));
@@ -134,6 +145,7 @@ function settle(agent: AgentState, id: string, prompt: Int32Array, completion: I
   sequence.set(completion, prompt.length);
   agent.previous = { id, sequence };
   agent.pending = pending;
+  agent.previousFlagged = false;
 }
 
 function expectationFor(agent: AgentState, callId: string, prompt: Int32Array, anyRecorded: boolean): Expectation {
@@ -143,9 +155,13 @@ function expectationFor(agent: AgentState, callId: string, prompt: Int32Array, a
   while (shared < prompt.length && shared < previous.sequence.length && prompt[shared] === previous.sequence[shared]) shared++;
   const exactly = { againstCallId: previous.id, position: shared };
   if (shared === previous.sequence.length && (agent.pending === null || agent.pending.kinds !== undefined)) return { callId, outcome: 'join', previousCallId: previous.id };
-  if (agent.pending === null && agent.edited === true) return { callId, outcome: 'break', previousCallId: previous.id, kinds: ['template-rerender', 'history-edited'] };
+  if (agent.pending === null && agent.edited === true) return { callId, outcome: 'break', previousCallId: previous.id, kinds: ['template-rerender', 'history-edited', ...(agent.cutBefore === true ? ['truncated-completion' as const] : [])] };
   if (agent.pending === null) return { callId, outcome: 'break', previousCallId: previous.id, kinds: ['template-rerender'], ...exactly };
-  const kinds = agent.pending.kinds ?? [agent.pending.kind];
+  const kinds = [...(agent.pending.kinds ?? [agent.pending.kind])];
+  // After a flagged call an edited history no longer goes into that call's reply, so the break is told against the
+  // chains (another agent's when this one has none: a parallel branch), as docs/reconstruct.md says, not the flagged call.
+  if (agent.pending.kind === 'history-edited' && agent.previousFlagged === true) kinds.push('parallel-branch');
+  if (agent.pending.kind === 'history-edited' && agent.cutBefore === true) kinds.push('truncated-completion');
   return { callId, outcome: 'break', previousCallId: previous.id, kinds, ...(agent.pending.exact ? exactly : {}) };
 }
 

@@ -120,3 +120,32 @@ export const EVERY_DRIFT_PLAN: SessionPlan = {
     plannedStep(0, plannedReply('All done.')),
   ],
 };
+
+/**
+ * A counterexample once found (seed -40840216): a sub-agent's first call is flagged, then its history is compacted,
+ * so its next prompt is told against the main agent's chain (a parallel branch), not the flagged call.
+ */
+export const FLAGGED_THEN_COMPACTED_PLAN: SessionPlan = {
+  agents: 3,
+  steps: [
+    plannedStep(0, { toolCalls: [], content: 'Nothing left to do.' }),
+    plannedStep(1, { toolCalls: [], content: 'Nothing left to do.' }, 'flag'),
+    plannedStep(1, { toolCalls: [], content: 'Nothing left to do.' }, 'none', 'compaction'),
+    plannedStep(0, { toolCalls: [], content: 'Nothing left to do.' }),
+    plannedStep(0, { toolCalls: [], content: 'Nothing left to do.' }),
+  ],
+};
+
+/**
+ * A counterexample once found (seed 501496955): a reply cut by max tokens, then a history that drops the oldest turn,
+ * so the next prompt shares more with the cut call (two replies starting alike) than with the previous one.
+ */
+export const CUT_THEN_TRUNCATED_PLAN: SessionPlan = {
+  agents: 1,
+  steps: [
+    plannedStep(0, { toolCalls: [], content: 'Notes file. File file.' }, 'length-cut-edited'),
+    plannedStep(0, { toolCalls: [], content: 'Notes file file.' }),
+    plannedStep(0, { toolCalls: [], content: 'Nothing left to do.' }, 'none', 'truncate-history'),
+    plannedStep(0, { toolCalls: [], content: 'Nothing left to do.' }),
+  ],
+};
