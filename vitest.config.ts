@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // FC_SEED=N fixes every property test's random cases (CI sets it); unset, each run draws new ones
+    setupFiles: ['test/helpers/fast-check-seed.ts'],
     // Servers on port 0 and temp databases per test: files run in parallel, tests in a file sequentially.
     pool: 'forks',
     testTimeout: 30_000,
