@@ -76,7 +76,7 @@ function measure(mode: Mode, path: string): Measurement {
       const calls = store.listCalls(sessionId);
       untimed += process.hrtime.bigint() - reading;
       untimedCpu += cpuSecondsSince(readingCpu);
-      for (const sample of reconstructCalls(sessionId, calls, (callId) => store.getCallBodies(callId), { strategy }).samples) {
+      for (const sample of reconstructCalls(sessionId, calls, (callId) => store.getCallBodies(callId, { lazy: true }), { strategy }).samples) {
         tokens += sample.tokens.length;
         samples += 1;
       }

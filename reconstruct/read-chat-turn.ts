@@ -30,9 +30,10 @@ export interface ChatTurn {
  */
 export function readChatTurn(bodies: CallBodies | null): ChatTurn | null {
   if (bodies === null) return null;
-  const request = [bodies.backendRequestBody, bodies.chatRequestBody, bodies.requestBody].find((body) => isRecord(body) && Array.isArray(body.messages));
-  if (!isRecord(request)) return null;
-  const messages = (request.messages as unknown[]).map(canonicalMessage);
+  // in this order, reading each only when the one before has no messages (the store rebuilds bodies when first read)
+  const request = chatRequest(bodies.backendRequestBody) ?? chatRequest(bodies.chatRequestBody) ?? chatRequest(bodies.requestBody);
+  if (request === null) return null;
+  const messages = request.messages.map(canonicalMessage);
   const choice = isRecord(bodies.responseBody) && Array.isArray(bodies.responseBody.choices) ? bodies.responseBody.choices[0] : undefined;
   const reply = isRecord(choice) && isRecord(choice.message) ? canonicalMessage({ role: 'assistant', ...choice.message }) : null;
   return {
@@ -41,6 +42,10 @@ export function readChatTurn(bodies: CallBodies | null): ChatTurn | null {
     tools: canonicalJson(Array.isArray(request.tools) ? request.tools : []),
     templateOptions: canonicalJson(request.chat_template_kwargs ?? {}),
   };
+}
+
+function chatRequest(body: unknown): (Record<string, unknown> & { messages: unknown[] }) | null {
+  return isRecord(body) && Array.isArray(body.messages) ? (body as Record<string, unknown> & { messages: unknown[] }) : null;
 }
 
 function canonicalMessage(message: unknown): string {

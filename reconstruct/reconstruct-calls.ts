@@ -21,7 +21,7 @@ interface PendingSample {
  * chain break, and for calls to retokenize.
  *
  * @example
- * const report = reconstructCalls('run-1', store.listCalls('run-1'), (id) => store.getCallBodies(id), { strategy: 'merge' });
+ * const report = reconstructCalls('run-1', store.listCalls('run-1'), (id) => store.getCallBodies(id, { lazy: true }), { strategy: 'merge' });
  */
 export function reconstructCalls(
   sessionId: string,

@@ -25,7 +25,7 @@ export function reconstructSession(store: ReconstructSource & RolloutFieldsSourc
  * report.driftCounts['template-rerender']; // 19
  */
 export function reconstructSessionReport(store: ReconstructSource & RolloutFieldsSource, sessionId: string, options: ReconstructOptions = {}): SessionReconstruction {
-  const report = reconstructCalls(sessionId, store.listCalls(sessionId), (callId) => store.getCallBodies(callId), options);
+  const report = reconstructCalls(sessionId, store.listCalls(sessionId), (callId) => store.getCallBodies(callId, { lazy: true }), options);
   // group, rewards and end status from the rollout API, when the store has them
   applyRolloutFields(report.samples, sessionId, store);
   // again: a session that ended failed or aborted gave its samples that status, and those are not counted

@@ -1,7 +1,8 @@
 /**
  * Token comparisons on packed ids. A call's full sequence is its prompt followed by its completion; these helpers
  * compare against the two parts without concatenating them, and compare with `Buffer.equals` (memcmp) because
- * prompts run to hundreds of thousands of ids and every call is compared with every open chain.
+ * prompts run to hundreds of thousands of ids and every call is compared with every open chain. Ranges that are the
+ * same memory are equal without reading them.
  */
 
 /** Ids compared per memcmp; a mismatch inside a chunk is then found id by id. */
@@ -40,7 +41,7 @@ export function startsWithSequence(whole: Int32Array, prompt: Int32Array, comple
  * rangeEquals(Int32Array.of(7, 1, 2), 1, Int32Array.of(1, 2), 0, 2); // true
  */
 export function rangeEquals(left: Int32Array, leftStart: number, right: Int32Array, rightStart: number, length: number): boolean {
-  if (length === 0) return true;
+  if (length === 0 || sameMemory(left, leftStart, right, rightStart)) return true;
   if (length < 16) {
     for (let index = 0; index < length; index++) if (left[leftStart + index] !== right[rightStart + index]) return false;
     return true;
@@ -49,6 +50,7 @@ export function rangeEquals(left: Int32Array, leftStart: number, right: Int32Arr
 }
 
 function sharedRangeLength(left: Int32Array, leftStart: number, right: Int32Array, rightStart: number, limit: number): number {
+  if (sameMemory(left, leftStart, right, rightStart)) return limit;
   let done = 0;
   while (done < limit) {
     const step = Math.min(CHUNK_IDS, limit - done);
@@ -57,6 +59,15 @@ function sharedRangeLength(left: Int32Array, leftStart: number, right: Int32Arra
   }
   while (done < limit && left[leftStart + done] === right[rightStart + done]) done++;
   return done;
+}
+
+/**
+ * True when both ranges start at the same place of the same memory, so they hold the same ids whatever their
+ * length: a store session read lays out a prompt that extends an earlier call right after that call's ids
+ * (store/session-arena.ts), and comparing the two then costs nothing.
+ */
+function sameMemory(left: Int32Array, leftStart: number, right: Int32Array, rightStart: number): boolean {
+  return left.buffer === right.buffer && left.byteOffset + leftStart * 4 === right.byteOffset + rightStart * 4;
 }
 
 function bytesOf(ids: Int32Array, start: number, length: number): Buffer {

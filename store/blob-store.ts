@@ -39,15 +39,28 @@ export function createBlobStore(database: Database.Database): BlobStore {
     `INSERT INTO blob_lists (hash, previous_id, blob_id, length) VALUES (?, ?, ?, ?)`,
   );
   // A recursive CTE walks the list iteratively inside SQLite: one statement however long the history.
-  const selectListData = database.prepare<[Buffer], { length: number; data: Buffer }>(
+  const selectListHashes = database.prepare<[Buffer], { length: number; hash: Buffer }>(
     `WITH RECURSIVE chain (previous_id, blob_id, length) AS (
        SELECT previous_id, blob_id, length FROM blob_lists WHERE hash = ?
        UNION ALL
        SELECT blob_lists.previous_id, blob_lists.blob_id, blob_lists.length
          FROM blob_lists JOIN chain ON blob_lists.id = chain.previous_id
      )
-     SELECT chain.length, blobs.data FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
+     SELECT chain.length, blobs.hash FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
   );
+  const texts = new TextCache(DEFAULT_BLOB_TEXT_CACHE_CHARS);
+
+  /** A blob's JSON text: from the cache (keyed by its content hash, so never stale) or inflated from its row. */
+  function readText(hash: Buffer): string {
+    const key = hash.toString('latin1');
+    const cached = texts.get(key);
+    if (cached !== undefined) return cached;
+    const row = selectBlobData.get(hash);
+    if (row === undefined) throw new StoreError('STORE_CORRUPT', `body blob ${hash.toString('hex')} is missing`);
+    const text = decompressText(row.data);
+    texts.set(key, text);
+    return text;
+  }
 
   function writeBlob(part: JsonPart): number {
     const existing = selectBlobId.get(part.hash);
@@ -75,21 +88,57 @@ export function createBlobStore(database: Database.Database): BlobStore {
   }
 
   function readBlob(hash: string): unknown {
-    const row = selectBlobData.get(Buffer.from(hash, 'hex'));
-    if (row === undefined) throw new StoreError('STORE_CORRUPT', `body blob ${hash} is missing`);
-    return JSON.parse(decompressText(row.data));
+    return JSON.parse(readText(Buffer.from(hash, 'hex')));
   }
 
   function readList(hash: string): unknown[] {
-    const rows = selectListData.all(Buffer.from(hash, 'hex'));
+    const rows = selectListHashes.all(Buffer.from(hash, 'hex'));
     const expected = rows[rows.length - 1]?.length;
     if (expected === undefined || rows.length !== expected) {
       throw new StoreError('STORE_CORRUPT', `body list ${hash} is missing or broken`);
     }
-    return rows.map((row) => JSON.parse(decompressText(row.data)));
+    // parsed afresh on every read: callers own (and may change) what they are handed
+    return rows.map((row) => JSON.parse(readText(row.hash)));
   }
 
   return { writeBlob, writeList, readBlob, readList };
+}
+
+/**
+ * Characters of blob text kept inflated (about 16 MB). Reading the bodies of a session's calls reads the same
+ * messages again and again (every request resends the history); each is then inflated once.
+ */
+export const DEFAULT_BLOB_TEXT_CACHE_CHARS = 8 * 1024 * 1024;
+
+/** Least recently used texts within a budget of characters. */
+class TextCache {
+  readonly #maxChars: number;
+  #entries = new Map<string, string>();
+  #heldChars = 0;
+
+  constructor(maxChars: number) {
+    this.#maxChars = maxChars;
+  }
+
+  get(key: string): string | undefined {
+    const text = this.#entries.get(key);
+    if (text === undefined) return undefined;
+    // Map keeps insertion order: re-inserting marks the entry most recently used.
+    this.#entries.delete(key);
+    this.#entries.set(key, text);
+    return text;
+  }
+
+  set(key: string, text: string): void {
+    if (text.length > this.#maxChars / 8 || this.#entries.has(key)) return;
+    this.#entries.set(key, text);
+    this.#heldChars += text.length;
+    for (const [oldest, oldText] of this.#entries) {
+      if (this.#heldChars <= this.#maxChars) break;
+      this.#entries.delete(oldest);
+      this.#heldChars -= oldText.length;
+    }
+  }
 }
 
 /** Hashes a JSON text for storage. */

@@ -4,11 +4,12 @@ import { CALL_COLUMNS, toCallRow, type CallRecord } from './call-record.js';
 import { decompressJson, decompressText } from './compress-json.js';
 import { unpackInt32 } from './pack-tokens.js';
 import type { PromptDelta } from './prompt-delta.js';
+import { createSessionArena } from './session-arena.js';
 import type { CallBodies, CallRow } from './types.js';
 
 export interface CallReader {
   getCall(callId: string): CallRow | null;
-  getCallBodies(callId: string): CallBodies | null;
+  getCallBodies(callId: string, options?: { lazy?: boolean }): CallBodies | null;
   listCalls(sessionId: string): CallRow[];
 }
 
@@ -21,8 +22,9 @@ interface BodiesRecord {
 }
 
 /**
- * The read side of calls. Every call read caches its base sequence, so reading a session in seq
- * order rebuilds each prompt from the call before it instead of walking the whole chain.
+ * The read side of calls. A single call read caches its base sequence, so reading the next one rebuilds its prompt
+ * from it instead of walking the whole chain; a session read lays its calls' ids out in arenas (session-arena.ts),
+ * so each id is copied once and the ids of calls that extend each other share memory.
  *
  * @example
  * const reader = createCallReader({ database, bodies, delta });
@@ -56,25 +58,64 @@ export function createCallReader(options: {
     return toCallRow(record, { promptTokenIds, completionTokenIds });
   }
 
+  /** A session's rows in seq order, their ids laid out by a session arena (each id copied once). */
+  function toSessionRows(records: CallRecord[]): CallRow[] {
+    const arena = createSessionArena((link) => delta.decode(link));
+    return records.map((record) => {
+      const link = record.prompt_tail === null || record.prompt_prefix_length === null
+        ? null
+        : { parentId: record.prompt_parent_id, prefixLength: record.prompt_prefix_length, tail: record.prompt_tail };
+      const ids = arena.place({ id: record.id, link, completion: record.completion_token_ids });
+      return toCallRow(record, { promptTokenIds: ids.prompt, completionTokenIds: ids.completion });
+    });
+  }
+
   // One read transaction, so a whole session is read from one snapshot while a writer commits.
-  const listInSnapshot = database.transaction((sessionId: string) => selectSessionCalls.all(sessionId).map(toRow));
+  const listInSnapshot = database.transaction((sessionId: string) => toSessionRows(selectSessionCalls.all(sessionId)));
 
   return {
     getCall(callId) {
       const record = selectCall.get(callId);
       return record === undefined ? null : toRow(record);
     },
-    getCallBodies(callId) {
+    getCallBodies(callId, options) {
       const record = selectBodies.get(callId);
       if (record === undefined) return null;
-      return {
-        requestBody: bodies.read(record.request_body),
-        backendRequestBody: bodies.read(record.backend_request_body),
-        chatRequestBody: record.chat_request_body === null ? null : bodies.read(record.chat_request_body),
-        responseBody: record.response_body === null ? null : decompressJson(record.response_body),
-        responseStream: record.response_stream === null ? null : decompressText(record.response_stream),
-      };
+      // Lazily, each body is rebuilt when first read: drift classification reads one request and the reply, never
+      // the stream, and a request's messages cost a blob-list walk each. Stored bodies never change, so reading
+      // later gives what reading now would, while the store is open.
+      const read = lazyFields<CallBodies>({
+        requestBody: () => bodies.read(record.request_body),
+        backendRequestBody: () => bodies.read(record.backend_request_body),
+        chatRequestBody: () => (record.chat_request_body === null ? null : bodies.read(record.chat_request_body)),
+        responseBody: () => (record.response_body === null ? null : decompressJson(record.response_body)),
+        responseStream: () => (record.response_stream === null ? null : decompressText(record.response_stream)),
+      });
+      return options?.lazy === true ? read : { ...read };
     },
     listCalls: (sessionId) => listInSnapshot.deferred(sessionId),
   };
+}
+
+/**
+ * An object whose fields are computed on first read, then kept: enumerable, so spreading, JSON.stringify and deep
+ * equality see plain values.
+ */
+function lazyFields<T extends object>(readers: { [K in keyof T]: () => T[K] }): T {
+  const target = {} as T;
+  for (const key of Object.keys(readers) as Array<keyof T>) {
+    Object.defineProperty(target, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = readers[key]();
+        Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+        return value;
+      },
+      set(value: T[keyof T]) {
+        Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+      },
+    });
+  }
+  return target;
 }

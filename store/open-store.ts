@@ -110,7 +110,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
       }
     },
     getCall: (callId) => reader.getCall(callId),
-    getCallBodies: (callId) => reader.getCallBodies(callId),
+    getCallBodies: (callId, options) => reader.getCallBodies(callId, options),
     listCalls: (sessionId) => reader.listCalls(sessionId),
     registerInstance: (row) => whenWritable(() => instances.register(row)),
     touchInstance: (id, at) => whenWritable(() => instances.touch(id, at)),

@@ -46,6 +46,20 @@ export function unpackInt32(bytes: Buffer): Int32Array {
   return values;
 }
 
+/** Little-endian bytes -> `into[offset, offset + count)`; returns the count. */
+export function unpackInt32Into(bytes: Buffer, into: Int32Array, offset: number): number {
+  const count = elementCount(bytes);
+  if (offset + count > into.length) throw new RangeError(`${count} ids do not fit at ${offset} of ${into.length}`);
+  if (IS_LITTLE_ENDIAN) new Uint8Array(into.buffer, into.byteOffset + offset * 4, count * 4).set(bytes);
+  else for (let index = 0; index < count; index++) into[offset + index] = bytes.readInt32LE(index * 4);
+  return count;
+}
+
+/** How many Int32 values packed bytes hold. */
+export function int32Count(bytes: Buffer): number {
+  return elementCount(bytes);
+}
+
 /** Little-endian bytes -> a fresh, aligned Float32Array. */
 export function unpackFloat32(bytes: Buffer): Float32Array {
   const values = new Float32Array(elementCount(bytes));

@@ -403,8 +403,12 @@ export interface Store {
   /** finishes a call: one transaction, committed when this returns */
   finishCall(callId: string, result: FinishCallInput): void;
   getCall(callId: string): CallRow | null;
-  getCallBodies(callId: string): CallBodies | null;
-  /** calls of a session ordered by seq */
+  /**
+   * The call's stored bodies. `lazy: true` rebuilds each body when first read (reconstruction reads one request and
+   * the reply, never the stream): read them before the store is closed.
+   */
+  getCallBodies(callId: string, options?: { lazy?: boolean }): CallBodies | null;
+  /** calls of a session ordered by seq; their ids are views into shared arrays, read-only (store/session-arena.ts) */
   listCalls(sessionId: string): CallRow[];
   /**
    * Runs several writes as one transaction (each write inside becomes a savepoint): one commit for a batch

@@ -65,7 +65,7 @@ export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
 
 /** e.g. `drift: 2 samples (merge), 1 break: template-rerender 1; 1 call without a sample` */
 function driftLine(store: Store, sessionId: string, calls: CallRow[]): string {
-  const report = reconstructCalls(sessionId, calls, (callId) => store.getCallBodies(callId), { strategy: 'merge' });
+  const report = reconstructCalls(sessionId, calls, (callId) => store.getCallBodies(callId, { lazy: true }), { strategy: 'merge' });
   const skipped = report.skipped.length === 0 ? '' : `; ${report.skipped.length} call${report.skipped.length === 1 ? '' : 's'} without a sample`;
   return `drift: ${report.samples.length} sample${report.samples.length === 1 ? '' : 's'} (merge), ${formatDriftCounts(report.driftCounts)}${skipped}`;
 }

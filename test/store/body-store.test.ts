@@ -85,6 +85,33 @@ describe('request bodies', () => {
     expect(store.getCallBodies(streamless)).toMatchObject({ responseBody: null, responseStream: null });
   });
 
+  it('with lazy: true each body is rebuilt when first read, and equals what the eager read gives', () => {
+    const store = workspace.open();
+    const callId = recordCall(store, { requestBody: { model: 'm', messages: [{ role: 'user', content: 'lazy' }], tools: TOOLS } });
+    const eager = store.getCallBodies(callId);
+    const lazy = store.getCallBodies(callId, { lazy: true });
+    const fresh = store.getCallBodies(callId, { lazy: true });
+    expect({ ...lazy }).toEqual(eager);
+    expect(JSON.stringify(fresh)).toBe(JSON.stringify(eager));
+    // take the message lists away underneath: only a lazy body not read yet notices
+    const late = store.getCallBodies(callId, { lazy: true });
+    const database = new Database(workspace.databasePath);
+    database.prepare('DELETE FROM blob_lists').run();
+    database.close();
+    expect(late?.responseBody).toEqual(eager?.responseBody);
+    expect(() => late?.requestBody).toThrow(/body list .* is missing or broken/);
+    expect(lazy?.requestBody).toEqual(eager?.requestBody);
+  });
+
+  it('bodies read twice are equal and independent: changing one read leaves the next as stored', () => {
+    const store = workspace.open();
+    const callId = recordCall(store);
+    const first = store.getCallBodies(callId)?.requestBody as { messages: Array<{ content: string }> };
+    (first.messages[0] as { content: string }).content = 'changed by a caller';
+    first.messages.push({ content: 'added' });
+    expect(store.getCallBodies(callId)?.requestBody).toEqual(sampleBeginInput().requestBody);
+  });
+
   it('getCallBodies of an unknown call is null', () => {
     expect(workspace.open().getCallBodies('nope')).toBeNull();
   });

@@ -131,6 +131,83 @@ describe('prompt ids stored as deltas', () => {
     );
   });
 
+  it('calls finished in random order (a parent may finish after its child began) read back bit-identical in bulk', () => {
+    fc.assert(
+      fc.property(fc.array(turn, { minLength: 40, maxLength: 40 }), fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), (turns, order) => {
+        workspace.cleanup();
+        workspace = createTempWorkspace();
+        const writer = workspace.open();
+        // every call begins first (seq in turn order), then they finish in a random order, each prompt built from
+        // what finished before it
+        const begun = turns.map((_, index) => writer.beginCall(sampleBeginInput({ sessionId: 'shuffled', startedAt: index })).callId);
+        const pending = begun.map((callId, index) => ({ callId, index }));
+        const finished: Array<Written & { index: number }> = [];
+        for (const pick of order) {
+          const [next] = pending.splice(pick % pending.length, 1);
+          if (next === undefined) break;
+          const spec = turns[next.index] as Turn;
+          const withPrompts = finished.filter((call) => call.prompt !== null);
+          const source = withPrompts.length === 0 ? null : withPrompts[spec.earlier % withPrompts.length] ?? null;
+          const prompt = buildPrompt(spec, source?.prompt ?? null, source === null ? [] : [...(source.prompt ?? []), ...(source.completion ?? [])]);
+          writer.finishCall(next.callId, sampleFinishInput({
+            tokenSource: prompt === null ? 'none' : 'backend',
+            promptTokenIds: prompt,
+            completionTokenIds: spec.completion,
+            completionLogprobs: spec.completion?.map(() => -1) ?? null,
+          }));
+          finished.push({ callId: next.callId, prompt, completion: spec.completion, index: next.index });
+        }
+        writer.close();
+        const inSeqOrder = [...finished].sort((left, right) => left.index - right.index);
+        const cold = workspace.open();
+        expectReadBack(cold, inSeqOrder, cold.listCalls('shuffled'));
+        cold.close();
+      }),
+      { numRuns: 25, interruptAfterTimeLimit: 20_000 },
+    );
+  });
+
+  it('a session read lays a growing line of calls end to end: each prompt shares memory with the call it extends', () => {
+    const written = writeGrowingSession(workspace.open(), 1_000);
+    const calls = workspace.open().listCalls('long');
+    expectReadBack(workspace.open(), written, calls);
+    // prompt k+1 = prompt k ++ completion k ++ one id: the same array, so comparing them compares memory with itself
+    let shared = 0;
+    for (let index = 1; index < calls.length; index++) {
+      const previous = calls[index - 1]?.completionTokenIds as Int32Array;
+      const prompt = calls[index]?.promptTokenIds as Int32Array;
+      if (prompt.buffer === previous.buffer && previous.byteOffset === prompt.byteOffset + (prompt.length - 1 - previous.length) * 4) shared++;
+    }
+    // only where the arena doubled does a call sit in a new array (about log2 of the session's ids)
+    expect(shared).toBeGreaterThan(calls.length - 20);
+    expect(new Set(calls.map((call) => call.promptTokenIds?.buffer)).size).toBeLessThan(20);
+  });
+
+  it('a session read gives a call that leaves its parent midway its own array, and the parent keeps its ids', () => {
+    const store = workspace.open();
+    const first = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+    store.finishCall(first, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [5, 6], completionLogprobs: [0, 0] }));
+    const next = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+    store.finishCall(next, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4, 5, 6, 7], completionTokenIds: [8], completionLogprobs: [0] }));
+    // a retry of the first turn with another reply, and a rewrite that leaves it inside the prompt
+    const retry = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+    store.finishCall(retry, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [9, 9], completionLogprobs: [0, 0] }));
+    const rewrite = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+    store.finishCall(rewrite, sampleFinishInput({ promptTokenIds: [1, 2, 30, 40], completionTokenIds: [50], completionLogprobs: [0] }));
+    store.close();
+    const calls = workspace.open().listCalls('fork');
+    expect(calls.map((call) => [Array.from(call.promptTokenIds ?? []), Array.from(call.completionTokenIds ?? [])])).toEqual([
+      [[1, 2, 3, 4], [5, 6]],
+      [[1, 2, 3, 4, 5, 6, 7], [8]],
+      [[1, 2, 3, 4], [9, 9]],
+      [[1, 2, 30, 40], [50]],
+    ]);
+    const [one, two, three, four] = calls.map((call) => call.promptTokenIds?.buffer);
+    expect(two).toBe(one);
+    expect(three).not.toBe(one);
+    expect(four).not.toBe(one);
+  });
+
   it('a prompt extending the previous call stores only its new ids, so a 1,000-turn session costs linear space', () => {
     const written = writeGrowingSession(workspace.open(), 1_000);
     const rows = readLinks(workspace.databasePath);
