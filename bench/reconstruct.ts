@@ -130,9 +130,9 @@ function main(args: string[]): void {
     lines.push(`  ${mode.padEnd(13)} tokens x${(large.tokens / small.tokens).toFixed(2)}, cpu time x${(large.cpuSeconds / small.cpuSeconds).toFixed(2)}, wall time x${(large.seconds / small.seconds).toFixed(2)}`);
   }
   lines.push('', 'Mtokens: ids emitted in samples, in millions (read: the ids read). wall, cpu: seconds. emitted/s, input/s: millions of');
-  lines.push('ids emitted, and of prompt + completion ids of the calls covered, per CPU second (one core). Every call row holds its');
-  lines.push('whole prompt, so reading costs the sum of all prompts while merge emits each chain once: the store read bounds merge');
-  lines.push('end to end. peakMB: each run\'s own peak RSS (each runs in its own process).');
+  lines.push('ids emitted, and of prompt + completion ids of the calls covered, per CPU second (one core). A session read copies');
+  lines.push('each stored id once (store/session-arena.ts) and hands out views, so input/s counts ids the read did not copy;');
+  lines.push('merge emits each chain once. peakMB: each run\'s own peak RSS (each runs in its own process).');
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
