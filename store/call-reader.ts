@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { BodyStore } from './body-store.js';
-import { CALL_COLUMNS, toCallRow, type CallRecord } from './call-record.js';
+import { CALL_COLUMNS, callRecordFromRaw, toCallRow, type CallRecord, type RawCallRecord } from './call-record.js';
 import { decompressJson, decompressText } from './compress-json.js';
 import { unpackInt32 } from './pack-tokens.js';
 import type { PromptDelta } from './prompt-delta.js';
@@ -37,9 +37,9 @@ export function createCallReader(options: {
 }): CallReader {
   const { database, bodies, delta } = options;
   const selectCall = database.prepare<[string], CallRecord>(`SELECT ${CALL_COLUMNS} FROM calls WHERE id = ?`);
-  const selectSessionCalls = database.prepare<[string], CallRecord>(
-    `SELECT ${CALL_COLUMNS} FROM calls WHERE session_id = ? ORDER BY seq`,
-  );
+  const selectSessionCalls = database
+    .prepare<[string], RawCallRecord>(`SELECT ${CALL_COLUMNS} FROM calls WHERE session_id = ? ORDER BY seq`)
+    .raw(true);
   const selectBodies = database.prepare<[string], BodiesRecord>(
     `SELECT request_body, backend_request_body, chat_request_body, response_body, response_stream FROM call_bodies WHERE call_id = ?`,
   );
@@ -59,9 +59,10 @@ export function createCallReader(options: {
   }
 
   /** A session's rows in seq order, their ids laid out by a session arena (each id copied once). */
-  function toSessionRows(records: CallRecord[]): CallRow[] {
+  function toSessionRows(rawRecords: RawCallRecord[]): CallRow[] {
     const arena = createSessionArena((link) => delta.decode(link));
-    return records.map((record) => {
+    return rawRecords.map((raw) => {
+      const record = callRecordFromRaw(raw);
       const link = record.prompt_tail === null || record.prompt_prefix_length === null
         ? null
         : { parentId: record.prompt_parent_id, prefixLength: record.prompt_prefix_length, tail: record.prompt_tail };
