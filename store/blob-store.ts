@@ -1,5 +1,6 @@
 import { hash as oneShotHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { BoundedLru } from './bounded-lru.js';
 import { compressText, decompressText } from './compress-json.js';
 import { StoreError } from './store-error.js';
 
@@ -48,7 +49,7 @@ export function createBlobStore(database: Database.Database): BlobStore {
      )
      SELECT chain.length, blobs.hash FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
   );
-  const texts = new TextCache(DEFAULT_BLOB_TEXT_CACHE_CHARS);
+  const texts = new BoundedLru<string>(DEFAULT_BLOB_TEXT_CACHE_CHARS, (text) => text.length);
 
   /** A blob's JSON text: from the cache (keyed by its content hash, so never stale) or inflated from its row. */
   function readText(hash: Buffer): string {
@@ -58,7 +59,8 @@ export function createBlobStore(database: Database.Database): BlobStore {
     const row = selectBlobData.get(hash);
     if (row === undefined) throw new StoreError('STORE_CORRUPT', `body blob ${hash.toString('hex')} is missing`);
     const text = decompressText(row.data);
-    texts.set(key, text);
+    // a very long text (a huge pasted file) would push out the many messages that come back every turn
+    if (text.length <= DEFAULT_BLOB_TEXT_CACHE_CHARS / 8) texts.set(key, text);
     return text;
   }
 
@@ -109,37 +111,6 @@ export function createBlobStore(database: Database.Database): BlobStore {
  * messages again and again (every request resends the history); each is then inflated once.
  */
 export const DEFAULT_BLOB_TEXT_CACHE_CHARS = 8 * 1024 * 1024;
-
-/** Least recently used texts within a budget of characters. */
-class TextCache {
-  readonly #maxChars: number;
-  #entries = new Map<string, string>();
-  #heldChars = 0;
-
-  constructor(maxChars: number) {
-    this.#maxChars = maxChars;
-  }
-
-  get(key: string): string | undefined {
-    const text = this.#entries.get(key);
-    if (text === undefined) return undefined;
-    // Map keeps insertion order: re-inserting marks the entry most recently used.
-    this.#entries.delete(key);
-    this.#entries.set(key, text);
-    return text;
-  }
-
-  set(key: string, text: string): void {
-    if (text.length > this.#maxChars / 8 || this.#entries.has(key)) return;
-    this.#entries.set(key, text);
-    this.#heldChars += text.length;
-    for (const [oldest, oldText] of this.#entries) {
-      if (this.#heldChars <= this.#maxChars) break;
-      this.#entries.delete(oldest);
-      this.#heldChars -= oldText.length;
-    }
-  }
-}
 
 /** Hashes a JSON text for storage. */
 export function toJsonPartOfText(text: string): JsonPart {

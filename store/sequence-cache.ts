@@ -1,7 +1,10 @@
+import { BoundedLru } from './bounded-lru.js';
+
 /**
  * Recently used full token sequences of calls (prompt ++ completion), so writing the next turn of a
- * session finds its prompt's parent without decoding delta chains, and reading a session in order
- * stops each chain walk one step up. Evicts least recently used entries past a budget of ids.
+ * session finds its prompt's parent without decoding delta chains, and reading single calls in order
+ * stops each chain walk one step up (a whole session is read through arenas instead: session-arena.ts).
+ * Evicts least recently used entries past a budget of ids.
  *
  * Entries are immutable facts (a finished call never changes), so the cache is never stale; it is
  * only ever incomplete, which costs speed, not correctness. Arrays held here are never handed out.
@@ -16,45 +19,13 @@ export interface CachedSequence {
   promptLength: number;
 }
 
-export class SequenceCache {
-  readonly maxIds: number;
-  #entries = new Map<string, CachedSequence>();
-  #heldIds = 0;
-
+export class SequenceCache extends BoundedLru<CachedSequence> {
   constructor(maxIds = DEFAULT_SEQUENCE_CACHE_IDS) {
-    this.maxIds = maxIds;
+    super(maxIds, (entry) => entry.base.length);
   }
 
-  get(callId: string): CachedSequence | undefined {
-    const entry = this.#entries.get(callId);
-    if (entry === undefined) return undefined;
-    // Map keeps insertion order: re-inserting marks the entry most recently used.
-    this.#entries.delete(callId);
-    this.#entries.set(callId, entry);
-    return entry;
-  }
-
-  /** Caches a sequence the caller will not mutate afterwards. */
-  set(callId: string, entry: CachedSequence): void {
-    this.delete(callId);
-    if (entry.base.length > this.maxIds) return;
-    this.#entries.set(callId, entry);
-    this.#heldIds += entry.base.length;
-    for (const [oldestId] of this.#entries) {
-      if (this.#heldIds <= this.maxIds) break;
-      this.delete(oldestId);
-    }
-  }
-
-  delete(callId: string): void {
-    const entry = this.#entries.get(callId);
-    if (entry === undefined) return;
-    this.#entries.delete(callId);
-    this.#heldIds -= entry.base.length;
-  }
-
-  clear(): void {
-    this.#entries.clear();
-    this.#heldIds = 0;
+  /** the budget, in ids */
+  get maxIds(): number {
+    return this.maxUnits;
   }
 }
