@@ -14,9 +14,6 @@ import { StoreError } from './store-error.js';
  * The arrays handed out are views into shared memory: read-only by contract, as every call row's ids are.
  */
 
-/** Smallest arena, in ids; an arena starts at twice what it first holds and doubles when it runs out. */
-const MIN_ARENA_IDS = 4096;
-
 /** The stored columns one call's ids are rebuilt from. */
 export interface StoredCallIds {
   id: string;
@@ -97,8 +94,12 @@ export function createSessionArena(decode: (link: StoredPromptLink) => Int32Arra
   return { place };
 }
 
+/**
+ * An arena the size of what it first holds: a call that no later call extends (a one-off request, a retry, a
+ * sub-agent's single turn) costs what its own ids cost, as a standalone array would; a line that goes on doubles it.
+ */
 function newArena(ids: number): Arena {
-  return { ids: new Int32Array(Math.max(MIN_ARENA_IDS, ids * 2)), used: 0 };
+  return { ids: new Int32Array(ids), used: 0 };
 }
 
 /**

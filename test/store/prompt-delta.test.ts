@@ -189,6 +189,8 @@ describe('prompt ids stored as deltas', () => {
     store.finishCall(first, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [5, 6], completionLogprobs: [0, 0] }));
     const next = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
     store.finishCall(next, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4, 5, 6, 7], completionTokenIds: [8], completionLogprobs: [0] }));
+    const third = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+    store.finishCall(third, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4, 5, 6, 7, 8, 9], completionTokenIds: [10], completionLogprobs: [0] }));
     // a retry of the first turn with another reply, and a rewrite that leaves it inside the prompt
     const retry = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
     store.finishCall(retry, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [9, 9], completionLogprobs: [0, 0] }));
@@ -199,13 +201,15 @@ describe('prompt ids stored as deltas', () => {
     expect(calls.map((call) => [Array.from(call.promptTokenIds ?? []), Array.from(call.completionTokenIds ?? [])])).toEqual([
       [[1, 2, 3, 4], [5, 6]],
       [[1, 2, 3, 4, 5, 6, 7], [8]],
+      [[1, 2, 3, 4, 5, 6, 7, 8, 9], [10]],
       [[1, 2, 3, 4], [9, 9]],
       [[1, 2, 30, 40], [50]],
     ]);
-    const [one, two, three, four] = calls.map((call) => call.promptTokenIds?.buffer);
-    expect(two).toBe(one);
-    expect(three).not.toBe(one);
-    expect(four).not.toBe(one);
+    // the first call's array is its own size; the second grows it (doubling), the third extends the second in place
+    const [one, two, three, retried, rewritten] = calls.map((call) => call.promptTokenIds?.buffer);
+    expect(three).toBe(two);
+    for (const fork of [retried, rewritten]) expect([one, two]).not.toContain(fork);
+    expect(retried).not.toBe(rewritten);
   });
 
   it('a prompt extending the previous call stores only its new ids, so a 1,000-turn session costs linear space', () => {

@@ -23,9 +23,9 @@ describe('session arena (the bulk read of a session, store/session-arena.ts)', (
     expect([ids(left.prompt), ids(left.completion)]).toEqual([[1, 2, 3, 4, 5], [6]]);
     expect([ids(right.prompt), ids(right.completion)]).toEqual([[1, 2, 3, 4, 7], [8]]);
     expect([ids(later.prompt), ids(later.completion)]).toEqual([[1, 2, 3, 4, 5, 6, 9], null]);
-    expect(left.prompt?.buffer).toBe(first.prompt?.buffer);
-    expect(later.prompt?.buffer).toBe(first.prompt?.buffer);
-    expect(right.prompt?.buffer).not.toBe(first.prompt?.buffer);
+    // 'a' got an array of its own size; 'b' grew it (doubling) and 'd' extends 'b' in place; 'c' got its own
+    expect(later.prompt?.buffer).toBe(left.prompt?.buffer);
+    expect(right.prompt?.buffer).not.toBe(left.prompt?.buffer);
   });
 
   it('views handed out before the arena grows keep their ids; calls after it see the same ids in the new array', () => {
@@ -61,6 +61,14 @@ describe('session arena (the bulk read of a session, store/session-arena.ts)', (
     arena.place({ id: 'a', link: link(null, 0, [1, 2]), completion: null });
     expect(() => arena.place({ id: 'b', link: link('a', 3, []), completion: null })).toThrow(/shorter than its child's prefix/);
     expect(() => arena.place({ id: 'c', link: link(null, 2, []), completion: null })).toThrow(/asked to decode null/);
+  });
+
+  it('a call that starts a line costs an array of its own ids, not more (a session of many small one-off calls stays small)', () => {
+    const arena = createSessionArena(noDecode);
+    for (let index = 0; index < 100; index++) {
+      const call = arena.place({ id: `one-off-${index}`, link: link(null, 0, [index, 1, 2]), completion: packed([3]) });
+      expect(call.prompt?.buffer.byteLength).toBe(4 * 4);
+    }
   });
 
   it('a call without prompt ids gets its completion alone', () => {
