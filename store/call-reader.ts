@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { BodyStore } from './body-store.js';
-import { CALL_COLUMNS, callRecordFromRaw, toCallRow, type CallRecord, type RawCallRecord } from './call-record.js';
+import { CALL_COLUMNS, callRecordFromRaw, promptLinkOf, toCallRow, type CallRecord, type RawCallRecord } from './call-record.js';
 import { decompressJson, decompressText } from './compress-json.js';
 import { unpackInt32 } from './pack-tokens.js';
 import type { PromptDelta } from './prompt-delta.js';
@@ -46,14 +46,9 @@ export function createCallReader(options: {
 
   function toRow(record: CallRecord): CallRow {
     const completionTokenIds = record.completion_token_ids === null ? null : unpackInt32(record.completion_token_ids);
-    if (record.prompt_tail === null || record.prompt_prefix_length === null) {
-      return toCallRow(record, { promptTokenIds: null, completionTokenIds });
-    }
-    const promptTokenIds = delta.decode({
-      parentId: record.prompt_parent_id,
-      prefixLength: record.prompt_prefix_length,
-      tail: record.prompt_tail,
-    });
+    const link = promptLinkOf(record);
+    if (link === null) return toCallRow(record, { promptTokenIds: null, completionTokenIds });
+    const promptTokenIds = delta.decode(link);
     delta.remember(record.id, promptTokenIds, completionTokenIds);
     return toCallRow(record, { promptTokenIds, completionTokenIds });
   }
@@ -63,10 +58,7 @@ export function createCallReader(options: {
     const arena = createSessionArena((link) => delta.decode(link));
     return rawRecords.map((raw) => {
       const record = callRecordFromRaw(raw);
-      const link = record.prompt_tail === null || record.prompt_prefix_length === null
-        ? null
-        : { parentId: record.prompt_parent_id, prefixLength: record.prompt_prefix_length, tail: record.prompt_tail };
-      const ids = arena.place({ id: record.id, link, completion: record.completion_token_ids });
+      const ids = arena.place({ id: record.id, link: promptLinkOf(record), completion: record.completion_token_ids });
       return toCallRow(record, { promptTokenIds: ids.prompt, completionTokenIds: ids.completion });
     });
   }

@@ -1,4 +1,5 @@
 import { unpackFloat32 } from './pack-tokens.js';
+import type { StoredPromptLink } from './prompt-chain.js';
 import type { CallFlag, CallRow, CallStatus, TokenSource } from './types.js';
 
 /** A `calls` row as the driver returns it. */
@@ -38,6 +39,12 @@ export const CALL_COLUMNS = `id, session_id, seq, status, front_door, path, requ
   policy_version, sampling_params, metadata, started_at, ended_at, time_to_first_token_ms, total_ms, token_source,
   finish_reason, stop_reason, usage, error, http_status, flags, prompt_parent_id, prompt_prefix_length, prompt_tail,
   completion_token_ids, completion_logprobs`;
+
+/** The row's stored prompt (parent, shared prefix, tail), or null when the call recorded no prompt ids. */
+export function promptLinkOf(record: CallRecord): StoredPromptLink | null {
+  if (record.prompt_tail === null || record.prompt_prefix_length === null) return null;
+  return { parentId: record.prompt_parent_id, prefixLength: record.prompt_prefix_length, tail: record.prompt_tail };
+}
 
 /** A `calls` row as the driver returns it in raw mode: the values of CALL_COLUMNS, in that order. */
 export type RawCallRecord = unknown[];
