@@ -11,12 +11,15 @@ export interface JsonBodyParserOptions {
 const PROBLEM_MESSAGES: Record<JsonProblem, (maxDepth: number) => string> = {
   'too-deep': (maxDepth) => `Body is nested deeper than ${maxDepth} levels (maxJsonDepth)`,
   'prototype-key': () => 'Body contains a "__proto__" key, or a "constructor" key holding "prototype"; these are refused',
+  'lone-surrogate': () => 'Body contains a string or key with a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape not part of a pair); it is not Unicode text',
+  'non-finite-number': () => 'Body contains a number too large to represent (e.g. 1e400); it would reach the backend as null',
 };
 
 /**
  * Replaces fastify's JSON body parser for every route with a stricter one: bytes that are not UTF-8 are refused
  * (RFC 8259 section 8.1; decoding them would store U+FFFD in place of what the harness sent), and so are bodies
- * nested deeper than `maxDepth` and keys that could rewrite a prototype. Each refusal is a 400 TT_INVALID_REQUEST,
+ * nested deeper than `maxDepth`, keys that could rewrite a prototype, lone surrogates in keys and strings, and numbers
+ * past Number.MAX_VALUE (inspect-json.ts). Each refusal is a 400 TT_INVALID_REQUEST,
  * which every scope's error handler sends in its own protocol's shape. `bodyLimit` still applies while reading.
  *
  * @example registerJsonBodyParser(app, { maxDepth: config.maxJsonDepth }) // before the routes' scopes

@@ -32,4 +32,18 @@ describe('inspectJson', () => {
   it('lets through the keys that only look alike', () => {
     expect(inspectJson(JSON.parse('{"constructor":"Foo","prototype":{},"proto":{},"__proto":1,"a":{"constructor":{"name":"x"}}}'), 64)).toBeNull();
   });
+
+  it('refuses a lone surrogate in any string or key, at any depth, and takes whole pairs', () => {
+    for (const text of ['"\\udc00"', '{"m":"a\\ud800"}', '[["\\udc00\\ud800"]]', '{"a":{"k\\udfff":1}}', '{"\\ud800":"x"}', '[1,"ok","\\ud83d"]']) {
+      expect(inspectJson(JSON.parse(text), 64), text).toBe('lone-surrogate');
+    }
+    expect(inspectJson(JSON.parse('{"e":"\\ud83d\\ude00","\\ud83d\\ude00":["\\u00e9\\u4e2d"]}'), 64)).toBeNull();
+  });
+
+  it('refuses a number JSON.parse made Infinity, anywhere, and takes the largest finite ones', () => {
+    for (const text of ['1e400', '-1e400', '{"max_tokens":1e400}', '[[0,1E+309]]', `{"a":[{"n":${'9'.repeat(400)}}]}`]) {
+      expect(inspectJson(JSON.parse(text), 64), text).toBe('non-finite-number');
+    }
+    expect(inspectJson(JSON.parse('[1.7976931348623157e308,-1.7976931348623157e308,1e-400,-0]'), 64)).toBeNull();
+  });
 });

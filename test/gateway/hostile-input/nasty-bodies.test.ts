@@ -55,6 +55,28 @@ function nastyBodies(endpoint: BodyEndpoint): Array<[string, string | Buffer]> {
     ['an empty body', ''],
     ['a truncated body', valid.slice(0, -3)],
     ['a byte-order mark before the JSON', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(valid)])],
+    ...poisonedBodies(endpoint).map(([caseName, body]): [string, string] => [caseName, body]),
+  ];
+}
+
+/**
+ * Valid JSON that parses to what no route may take (issue 12): a lone UTF-16 surrogate escape (stored, it put bytes
+ * that are not UTF-8 into SQLite) and numbers past Number.MAX_VALUE (JSON.parse makes them Infinity, forwarded as
+ * null). Each must be refused by the parser, so the message names the problem on every route.
+ */
+function poisonedBodies(endpoint: BodyEndpoint): Array<[string, string, RegExp]> {
+  const valid = JSON.stringify(endpoint.valid);
+  const surrogate = /lone UTF-16 surrogate/;
+  const tooLarge = /number too large/;
+  return [
+    ['a lone low surrogate in the model name', valid.replace(/}$/, ',"model":"claude-\\udc00-sonnet"}'), surrogate],
+    ['a lone high surrogate at the end of a string', validWith(endpoint, 'metadata', '{"note":"abc\\uD800"}'), surrogate],
+    ['a reversed surrogate pair', validWith(endpoint, 'metadata', '["\\udc00\\ud800"]'), surrogate],
+    ['a lone surrogate in a key', validWith(endpoint, 'metadata', '{"a":[{"k\\udfff":1}]}'), surrogate],
+    ['max_tokens 1e400', valid.replace(/}$/, ',"max_tokens":1e400}'), tooLarge],
+    ['max_tokens -1e400', valid.replace(/}$/, ',"max_tokens":-1e400}'), tooLarge],
+    ['1E+309 deep in an array', validWith(endpoint, 'metadata', '[[0, 1E+309]]'), tooLarge],
+    ['an integer of 400 digits', validWith(endpoint, 'metadata', `{"n":${'9'.repeat(400)}}`), tooLarge],
   ];
 }
 
@@ -81,6 +103,27 @@ describe('every JSON route refuses nasty bodies in its own protocol shape, chang
     expect(messages[4]).toMatch(/nested deeper than 512/);
     expect(messages[5]).toMatch(/not valid JSON/);
     expect(messages[8]).toMatch(/__proto__/);
+  });
+
+  it('names a lone surrogate and a number past Number.MAX_VALUE, on every route, in its own shape', async () => {
+    for (const endpoint of BODY_ENDPOINTS) {
+      for (const [caseName, body, message] of poisonedBodies(endpoint)) {
+        const { status, text } = await post(endpoint.path, body, methodOf(endpoint));
+        const label = `${endpoint.name}, ${caseName}: ${text.slice(0, 200)}`;
+        expect(status, label).toBe(400);
+        const error = (expectErrorShape(endpoint.protocol, text, label) as { error: { message: string } }).error;
+        expect(error.message, label).toMatch(message);
+      }
+    }
+  });
+
+  it('takes what only looks alike: an escaped surrogate pair, 1e308, 1e-400, and records the pair as sent', async () => {
+    const chat = BODY_ENDPOINTS[0] as BodyEndpoint;
+    const { status, text } = await post(chat.path, validWith(chat, 'metadata', '{"emoji":"\\ud83d\\ude00","big":1e308,"tiny":1e-400}'));
+    expect(status, text.slice(0, 300)).toBe(200);
+    const calls = setup.gateway.store.listCalls('hostile');
+    const stored = setup.gateway.store.getCallBodies(calls[calls.length - 1]?.id ?? '')?.requestBody as { metadata: unknown };
+    expect(stored.metadata).toEqual({ emoji: '\u{1F600}', big: 1e308, tiny: 0 });
   });
 
   it('takes a body nested exactly maxJsonDepth (512) deep through a whole recorded call', async () => {
