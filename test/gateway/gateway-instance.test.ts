@@ -55,8 +55,9 @@ describe('startGatewayInstance', () => {
     const mine = store.beginCall(sampleBeginInput({ sessionId: 's', instanceId: instance.id })).callId;
     store.registerInstance(here({ id: 'dies-later', pid: await deadPid() }));
     const later = store.beginCall(sampleBeginInput({ sessionId: 's', instanceId: 'dies-later' })).callId;
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    expect([store.getCall(mine)?.status, store.getCall(later)?.status]).toEqual(['in_progress', 'incomplete']);
+    // the heartbeat (every 20 ms) finds the gateway that died since
+    await expect.poll(() => store?.getCall(later)?.status).toBe('incomplete');
+    expect(store.getCall(mine)?.status).toBe('in_progress');
     instance.stop();
     // stopped: its row is gone, so the next gateway takes its leftover call for orphaned
     expect(store.recoverOrphanedCalls(() => true)).toEqual({ calls: 1, instances: [instance.id] });

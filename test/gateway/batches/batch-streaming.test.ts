@@ -58,7 +58,8 @@ describe('a pull of many large groups', () => {
     // a consumer that stops reading: the gateway fills the socket and waits for it to drain instead of building the
     // rest in memory
     const socket = await stalledAdminGet(setup, `/batches?format=verl&minGroups=${GROUPS}&waitMs=0&leaseMs=3600000`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // mid-batch: rows beyond the status line have arrived (and sit unread in the paused socket)
+    await expect.poll(() => socket.readableLength).toBeGreaterThan(0);
     socket.destroy();
     // leased for an hour, yet served again at once: the cut batch's lease was released
     const again = await pull(setup, { format: 'verl', minGroups: String(GROUPS), waitMs: '5000' });
