@@ -8,7 +8,14 @@ function mayNotImport(folders, why) {
   return {
     'no-restricted-imports': [
       'error',
-      { patterns: [{ regex: `^\\.{1,2}/(?:\\.\\./)*(?:${folders.join('|')})(?:/|$)`, message: why }] },
+      {
+        patterns: [
+          {
+            regex: `^\\.{1,2}/(?:\\.\\./)*(?:${folders.map((folder) => (folder.includes('/') ? folder : `${folder}(?:/|$)`)).join('|')})`,
+            message: why,
+          },
+        ],
+      },
     ],
   };
 }
