@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { StoreError } from './store-error.js';
+import { wellFormedText } from './well-formed-text.js';
 import type { BatchAckRow, ServableGroupsQuery } from './types.js';
 
 /** The pull API's store queries (open-store.ts exposes them on Store). @example createBatchQueries(database).getBatchAck('b-1') */
@@ -61,7 +62,7 @@ export function createBatchQueries(database: Database.Database): BatchQueries {
       if (group === undefined) throw new StoreError('STORE_INVALID_INPUT', `no group with id ${groupId} to acknowledge`);
       if (group.completed_at === null) throw new StoreError('STORE_INVALID_INPUT', `group ${groupId} is not complete; only complete groups are served`);
       // a group acknowledged before keeps its first ack: consumed once
-      acked += insertAck.run(groupId, batchId, consumer, at).changes;
+      acked += insertAck.run(groupId, batchId, wellFormedText(consumer), at).changes;
     }
     return acked;
   });

@@ -6,6 +6,7 @@ import { compressJson, compressText } from './compress-json.js';
 import { packFloat32, packInt32, toLogprobArray, toTokenIdArray } from './pack-tokens.js';
 import type { PromptDelta } from './prompt-delta.js';
 import type { SessionQueries } from './session-queries.js';
+import { wellFormedText } from './well-formed-text.js';
 import { StoreError } from './store-error.js';
 import type { BeginCallInput, CallStatus, FinishCallInput } from './types.js';
 
@@ -69,12 +70,13 @@ export function createCallWriter(options: {
       id: callId,
       sessionId: input.sessionId,
       seq,
-      frontDoor: input.frontDoor,
-      path: input.path,
-      requestedModel: input.requestedModel,
-      backendModel: input.backendModel,
+      // the texts of columns of their own (not JSON) are made valid Unicode: the last guard (well-formed-text.ts)
+      frontDoor: wellFormedText(input.frontDoor),
+      path: wellFormedText(input.path),
+      requestedModel: wellFormedText(input.requestedModel),
+      backendModel: wellFormedText(input.backendModel),
       stream: input.stream ? 1 : 0,
-      policyVersion: input.policyVersion ?? null,
+      policyVersion: wellFormedText(input.policyVersion ?? null),
       samplingParams: JSON.stringify(input.samplingParams),
       metadata: JSON.stringify(input.metadata),
       startedAt: input.startedAt,
@@ -134,8 +136,8 @@ function toFinishColumns(result: FinishCallInput, prompt: Int32Array | null, com
     call: {
       status: result.status,
       tokenSource: result.tokenSource,
-      finishReason: result.finishReason,
-      stopReason: result.stopReason,
+      finishReason: wellFormedText(result.finishReason),
+      stopReason: wellFormedText(result.stopReason),
       usage: toNullableJson(result.usage),
       error: toNullableJson(result.error),
       httpStatus: result.httpStatus,

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { StoreError } from './store-error.js';
+import { wellFormedText } from './well-formed-text.js';
 import type { AddRewardInput, PolicyVersionRow, RewardRow } from './types.js';
 
 interface RewardRecord {
@@ -70,7 +71,8 @@ export function createRewardQueries(database: Database.Database): RewardQueries 
   return {
     add: (input) => add.immediate(input),
     list: (sessionId, history) => (history ? selectHistory.all(sessionId) : selectCurrent.all(sessionId, sessionId)).map(toRewardRow),
-    setPolicyVersion(version, setAt) {
+    setPolicyVersion(given, setAt) {
+      const version = wellFormedText(given);
       insertVersion.run(version, setAt);
       return { version, setAt };
     },

@@ -31,7 +31,12 @@ export type CallFlag =
   /** prompt ids disagree with `usage.prompt_tokens` */
   | 'prompt_ids_mismatch_usage'
   /** the backend sent no prompt ids although completion ids came */
-  | 'prompt_ids_missing';
+  | 'prompt_ids_missing'
+  /**
+   * the backend's `finish_reason` or `stop_reason` held a lone UTF-16 surrogate (`"\udc80"`, not Unicode text):
+   * stored with U+FFFD in its place; the bodies keep what the backend sent
+   */
+  | 'backend_text_not_unicode';
 
 export interface SessionRow {
   id: string;

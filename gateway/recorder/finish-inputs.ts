@@ -3,6 +3,7 @@ import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { TokentapError } from '../errors/tokentap-error.js';
 import type { BackendRetry } from '../backends/post-with-retries.js';
 import { elidePromptIdsFromBody } from './elide-prompt-ids.js';
+import { wellFormedReasons } from './well-formed-reasons.js';
 
 /** Wall-clock marks of one call, in ms since epoch. */
 export interface CallTiming {
@@ -51,7 +52,8 @@ export interface FinishDetails {
  * @example recorder.finish(callId, finishInput({ status: 'ok', timing, tokens, responseBody, httpStatus: 200 }))
  */
 export function finishInput(details: FinishDetails): FinishCallInput {
-  const tokens = details.tokens ?? NO_TOKENS;
+  // a lone surrogate the backend sent in finish_reason or stop_reason becomes U+FFFD, flagged
+  const tokens = details.tokens === undefined ? NO_TOKENS : wellFormedReasons(details.tokens);
   const error = details.error;
   return {
     status: details.status,
