@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: tokentap <command> [options]
@@ -12,6 +13,10 @@ Commands:
   export        write training samples as a dataset for a trainer (verl, slime, TRL, ...; JSONL or Parquet)
   stats         the shape of the dataset an export would write (lengths, rewards, drift)
   migrate       bring a database written by an older tokentap to this version's schema
+
+Options:
+  -v, --version   print tokentap's version
+  -h, --help      this help
 
 Run tokentap <command> --help for a command's options.
 Exit codes: 0 success, 1 failure, 2 bad usage or configuration.
@@ -35,9 +40,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return command === undefined ? 2 : 0;
   }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`tokentap ${packageVersion()}\n`);
+    return 0;
+  }
   const run = COMMANDS[command];
   if (run === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${HELP}`);
   return run(args);
+}
+
+/** The installed package's version: this file is dist/cli/main.js, two folders below package.json. */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 main(process.argv.slice(2)).then(

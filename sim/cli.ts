@@ -23,7 +23,7 @@ Options:
   --stream-interval N      tokens per streamed chunk after the first, as vLLM's flag (default 1)
   --model-name NAME        served model name (default Qwen/Qwen3-8B)
   --max-model-len N        context window (default 40960)
-  --help                   show this text
+  -h, --help               show this text
 `;
 
 const flagsSchema = z.strictObject({
@@ -103,6 +103,6 @@ function cliOptions() {
     'stream-interval': { type: 'string' },
     'model-name': { type: 'string' },
     'max-model-len': { type: 'string' },
-    help: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   } as const;
 }
