@@ -41,7 +41,7 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
     timing: scope.timing, tokens: assembler.tokenRecord(), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200, retries: scope.backendRetries,
   };
   if (end.kind === 'aborted') {
-    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded }));
+    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded, error: new TokentapError('TT_CLIENT_ABORTED') }));
     return;
   }
   if (end.kind === 'error') {

@@ -105,7 +105,7 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
       },
     });
   } catch (error) {
-    throw await recordFailure(scope, mapBackendFailure(error, { started: false }), { httpStatus: null });
+    throw await recordFailure(scope, mapBackendFailure(error, { started: false, clientGone: scope.clientGone() }), { httpStatus: null });
   }
   if (response.statusCode >= 400) return relayBackendError(reply, response, scope);
   if (options.stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
@@ -151,7 +151,7 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
   try {
     body = await readBackendBody(response);
   } catch (error) {
-    throw await recordFailure(scope, mapBackendFailure(error, { started: true }), { httpStatus: response.statusCode });
+    throw await recordFailure(scope, mapBackendFailure(error, { started: true, clientGone: scope.clientGone() }), { httpStatus: response.statusCode });
   }
   scope.timing.firstTokenAt = response.headersAt;
   if (!isRecord(body.json) || !Array.isArray(body.json.choices)) {
@@ -168,7 +168,8 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
   const tokens = assembler.tokenRecord();
   // commit before the harness gets the answer: a response it received is always in the store
   // (finish resolves once the body was handed over and committed, so the renderer may then change it)
-  await scope.context.recorder.finish(scope.callId, finishInput({ status: scope.clientGone() ? 'aborted' : 'ok', timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode, retries: scope.backendRetries }));
+  const aborted = scope.clientGone() ? { status: 'aborted' as const, error: new TokentapError('TT_CLIENT_ABORTED') } : { status: 'ok' as const };
+  await scope.context.recorder.finish(scope.callId, finishInput({ ...aborted, timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode, retries: scope.backendRetries }));
   const rendered = renderer.renderBody(body.json);
   reply.header('x-tokentap-call-id', scope.callId);
   await reply.code(200).send(rendered);

@@ -59,6 +59,8 @@ export const ERROR_CODES = {
   TT_REQUEST_TIMEOUT: { status: 408, type: 'invalid_request_error', message: 'The request took too long to arrive' },
   /** a request that arrived (on an open connection) while the gateway shuts down, or a call held by a pause then */
   TT_SHUTTING_DOWN: { status: 503, type: 'api_error', message: 'tokentap is shutting down' },
+  /** the harness closed its connection before the answer was complete (or a shutdown cut it); recorded only: nobody is left to answer. 499 as nginx's "client closed request" */
+  TT_CLIENT_ABORTED: { status: 499, type: 'invalid_request_error', message: 'The harness closed its connection before the answer was complete' },
   /** an unexpected failure inside tokentap */
   TT_INTERNAL: { status: 500, type: 'api_error', message: 'Internal error' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;

@@ -31,11 +31,18 @@ export function backendFailureCode(error: unknown): string | undefined {
 /**
  * Maps a failure of the backend request (before or during the body) to a TokentapError, keeping the cause.
  * `started` tells whether the backend had begun answering (then a reset is a cut stream, not an unreachable backend).
+ * `clientGone` tells that the harness left first: the gateway cancelled the request itself, so whatever undici
+ * reports (an abort, a destroyed body, already mapped or not) is TT_CLIENT_ABORTED, never a backend failure
+ * (issue 12: harness aborts raised TT_BACKEND_UNREACHABLE alerts).
  *
  * @example
- * catch (error) { throw mapBackendFailure(error, { started: false }) }
+ * catch (error) { throw mapBackendFailure(error, { started: false, clientGone: signal.aborted }) }
  */
-export function mapBackendFailure(error: unknown, context: { started: boolean }): TokentapError {
+export function mapBackendFailure(error: unknown, context: { started: boolean; clientGone?: boolean }): TokentapError {
+  if (context.clientGone === true) {
+    if (error instanceof TokentapError && error.code === 'TT_CLIENT_ABORTED') return error;
+    return new TokentapError('TT_CLIENT_ABORTED', { message: 'The harness closed its connection before the answer was complete; the backend request was cancelled', cause: error });
+  }
   if (error instanceof TokentapError) return error;
   const code = backendFailureCode(error);
   const detail = error instanceof Error ? error.message : String(error);

@@ -29,6 +29,8 @@ export class GatewayMetrics {
   readonly #requests = new Counter({ name: 'tokentap_requests_total', help: 'HTTP requests answered, by front door and status code', labelNames: ['front_door', 'status_code'], registers: [this.registry] });
   readonly #errors = new Counter({ name: 'tokentap_errors_total', help: 'Errors answered (error statuses and error events inside started streams), by front door and code', labelNames: ['front_door', 'code'], registers: [this.registry] });
   readonly #calls = new Counter({ name: 'tokentap_calls_total', help: 'Model calls ended, by front door and recorded status (ok, backend_error, aborted)', labelNames: ['front_door', 'status'], registers: [this.registry] });
+  // a harness leaving is not a failure of anything tokentap watches: counted here, never in tokentap_errors_total
+  readonly #clientAborts = new Counter({ name: 'tokentap_client_aborts_total', help: 'Model calls the harness left before their answer was complete (recorded aborted, TT_CLIENT_ABORTED; the backend request cancelled), by front door', labelNames: ['front_door'], registers: [this.registry] });
   readonly #inFlight = new Gauge({ name: 'tokentap_calls_in_flight', help: 'Model calls begun and not ended', labelNames: ['front_door'], registers: [this.registry] });
   readonly #duration = new Histogram({ name: 'tokentap_call_duration_seconds', help: 'Model call time from acceptance to end', labelNames: ['front_door', 'stream'], buckets: DURATION_BUCKETS, registers: [this.registry] });
   readonly #firstToken = new Histogram({ name: 'tokentap_time_to_first_token_seconds', help: 'Time from acceptance to the first byte of the backend\'s answer (streams: its first chunk)', labelNames: ['front_door', 'stream'], buckets: FIRST_TOKEN_BUCKETS, registers: [this.registry] });
@@ -63,6 +65,11 @@ export class GatewayMetrics {
     this.#calls.inc({ front_door: call.frontDoor, status: result.status });
     this.#duration.observe(labels, result.totalMs / 1000);
     if (result.timeToFirstTokenMs !== null) this.#firstToken.observe(labels, result.timeToFirstTokenMs / 1000);
+    if (result.status === 'aborted') {
+      // nobody was answered: no error event went out, and the thrown TT_CLIENT_ABORTED is not counted (onError)
+      this.#clientAborts.inc({ front_door: call.frontDoor });
+      return;
+    }
     // errors before the answer are thrown and counted where they are answered; these went out as stream events
     if (result.error !== null && result.responseStream !== null && result.responseStream !== undefined && result.error.code !== undefined) {
       this.errorAnswered(call.frontDoor, result.error.code);

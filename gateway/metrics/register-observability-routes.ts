@@ -20,7 +20,10 @@ export function registerObservabilityRoutes(app: FastifyInstance, context: Gatew
   });
   // runs before the scope's error handler, once per error answered with an error status, in the code it is answered with
   app.addHook('onError', async (request, _reply, error) => {
-    metrics.errorAnswered(frontDoorOfRoute(request.routeOptions.url), fromFastifyError(error as FastifyError).code);
+    const { code } = fromFastifyError(error as FastifyError);
+    // a harness that left is counted once, in tokentap_client_aborts_total, when its call is recorded `aborted`
+    if (code === 'TT_CLIENT_ABORTED') return;
+    metrics.errorAnswered(frontDoorOfRoute(request.routeOptions.url), code);
   });
   app.get('/healthz', async (_request, reply) => {
     const { healthy, ...recording } = context.recorder.health();
