@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import { anyJson } from '../../helpers/fuzz-arbitraries.js';
+import { isPoisonedJson, poisonedJson } from '../../helpers/poisoned-json.js';
 import { BODY_ENDPOINTS } from './hostile-endpoints.js';
 import { expectErrorShape } from './protocol-shapes.js';
 import { storeFingerprint } from './store-fingerprint.js';
@@ -33,7 +34,10 @@ const harnessHeaders = fc.record({
   'x-api-key': fc.constantFrom('sk-ant-secret', 'tt-', ''),
 }, { requiredKeys: [] });
 const validBodies = BODY_ENDPOINTS.filter((endpoint) => endpoint.protocol !== 'admin').map((endpoint) => JSON.stringify(endpoint.valid));
-const body = fc.oneof(fc.constantFrom(...validBodies), anyJson.map((value) => JSON.stringify(value)), text);
+const validRecords = BODY_ENDPOINTS.filter((endpoint) => endpoint.protocol !== 'admin').map((endpoint) => endpoint.valid);
+// a valid body with a lone surrogate or a number past Number.MAX_VALUE put in: never served, never stored (issue 12)
+const poisoned = poisonedJson(fc.constantFrom(...validRecords)).map((value) => value.text);
+const body = fc.oneof(fc.constantFrom(...validBodies), anyJson.map((value) => JSON.stringify(value)), text, poisoned);
 
 /** Header values fetch refuses to send (they are tested on a raw socket in headers-and-paths.test.ts). */
 function sendable(headers: Record<string, string>): Record<string, string> {
@@ -57,6 +61,7 @@ describe('the front doors under random methods, paths, queries, headers and bodi
         const label = `${method} ${path} (${type}): ${response.status} ${answer.slice(0, 200)}`;
         statuses.add(response.status);
         expect(response.status < 500, label).toBe(true);
+        if (hasBody && isPoisonedJson(payload)) expect(response.status >= 400, label).toBe(true);
         if (response.status >= 400) {
           // fetch resolves dot segments ('/s/./v1/messages' goes out as '/s/v1/messages'), so the protocol is judged
           // from the path as sent.
