@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: tokentap <command> [options]
@@ -41,18 +40,12 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v') {
-    process.stdout.write(`tokentap ${packageVersion()}\n`);
+    process.stdout.write(`tokentap ${(await import('../export/export-provenance.js')).tokentapVersion()}\n`);
     return 0;
   }
   const run = COMMANDS[command];
   if (run === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${HELP}`);
   return run(args);
-}
-
-/** The installed package's version: this file is dist/cli/main.js, two folders below package.json. */
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
 }
 
 main(process.argv.slice(2)).then(
