@@ -1,3 +1,4 @@
+import { isInt32TokenId } from '../core/token-ids/is-int32-token-id.js';
 import { StoreError } from './store-error.js';
 
 /**
@@ -6,22 +7,19 @@ import { StoreError } from './store-error.js';
  */
 
 const IS_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 
 /**
- * Copies token ids into a fresh Int32Array, refusing any value an Int32 cannot hold exactly
- * (a silently wrapped id would train on the wrong token).
+ * Copies token ids into a fresh Int32Array, refusing any value that is no token id an Int32 holds exactly
+ * (`isInt32TokenId`: a silently wrapped id would train on the wrong token, and no tokenizer gives a negative one).
  */
 export function toTokenIdArray(ids: readonly number[] | Int32Array, field: string): Int32Array {
-  if (ids instanceof Int32Array) return ids.slice();
   for (let index = 0; index < ids.length; index++) {
-    const id = ids[index] as number;
-    if (!Number.isInteger(id) || id < INT32_MIN || id > INT32_MAX) {
+    const id = ids[index];
+    if (!isInt32TokenId(id)) {
       throw new StoreError('STORE_INVALID_INPUT', `${field}[${index}] = ${String(id)} is not an Int32 token id`);
     }
   }
-  return Int32Array.from(ids);
+  return ids instanceof Int32Array ? ids.slice() : Int32Array.from(ids);
 }
 
 /** Copies logprobs into a Float32Array; Float32 precision is what training reads anyway. */

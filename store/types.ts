@@ -33,6 +33,13 @@ export type CallFlag =
   /** the backend sent no prompt ids although completion ids came */
   | 'prompt_ids_missing'
   /**
+   * the backend sent a number that is no token id (negative, 2^31 or more, fractional) in `prompt_token_ids` or
+   * `token_ids`: that list is not recorded (null here; the raw body and stream keep it as sent)
+   */
+  | 'invalid_token_ids'
+  /** the stream ended with `[DONE]` but no chunk carried a `finish_reason`: how the completion ended is unknown */
+  | 'finish_reason_missing'
+  /**
    * the backend's `finish_reason` or `stop_reason` held a lone UTF-16 surrogate (`"\udc80"`, not Unicode text):
    * stored with U+FFFD in its place; the bodies keep what the backend sent
    */

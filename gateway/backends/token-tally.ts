@@ -1,3 +1,4 @@
+import { isInt32TokenId } from '../../core/token-ids/is-int32-token-id.js';
 import { checkTokenRecord, type ChatTokenRecord } from './chat-token-record.js';
 
 /** One choice's token fields as read from a body or a stream payload (null: the payload did not carry them). */
@@ -25,6 +26,10 @@ export class TokenTally {
   readonly #logprobs: number[] = [];
   #sawTokenIds = false;
   #sawLogprobs = false;
+  /** the backend sent a number that is no token id (negative, 2^31 or more, fractional) among the prompt ids kept */
+  #invalidPromptIds = false;
+  /** ... or among the completion ids */
+  #invalidCompletionIds = false;
   #finishReason: string | null = null;
   #stopReason: string | number | null = null;
   #usage: Usage | null = null;
@@ -43,7 +48,9 @@ export class TokenTally {
 
   /** vLLM sends prompt ids once (the first chunk) and null afterwards: the first non-null wins. */
   addPromptIds(ids: number[] | null): void {
-    if (ids !== null && this.#promptTokenIds === null) this.#promptTokenIds = ids;
+    if (ids === null || this.#promptTokenIds !== null) return;
+    this.#promptTokenIds = ids;
+    this.#invalidPromptIds = !ids.every(isInt32TokenId);
   }
 
   addUsage(usage: Usage | null): void {
@@ -53,7 +60,10 @@ export class TokenTally {
   addChoice(fields: ChoiceTokenFields): void {
     if (fields.tokenIds !== null) {
       this.#sawTokenIds = true;
-      for (const id of fields.tokenIds) this.#completionTokenIds.push(id);
+      for (const id of fields.tokenIds) {
+        if (!isInt32TokenId(id)) this.#invalidCompletionIds = true;
+        this.#completionTokenIds.push(id);
+      }
     }
     if (fields.logprobs !== null) {
       this.#sawLogprobs = true;
@@ -75,6 +85,19 @@ export class TokenTally {
       usage: this.#usage,
     };
     const tokenSource = this.#sawTokenIds || this.#promptTokenIds !== null ? 'backend' : 'none';
+    if (this.#invalidPromptIds || this.#invalidCompletionIds) {
+      // numbers that are no token ids are no token data: a list holding one is not recorded as ids (the raw body and
+      // stream keep it as sent: elide-prompt-ids.ts elides only what the row holds), the flag says why, and the
+      // harness still gets the answer as sent, its text is good (docs/reliability.md)
+      return {
+        ...base,
+        promptTokenIds: this.#invalidPromptIds ? null : base.promptTokenIds,
+        completionTokenIds: this.#invalidCompletionIds ? null : base.completionTokenIds,
+        completionLogprobs: this.#invalidCompletionIds ? null : base.completionLogprobs,
+        tokenSource,
+        flags: ['invalid_token_ids'],
+      };
+    }
     return { ...base, tokenSource, flags: tokenSource === 'none' ? [] : checkTokenRecord(base) };
   }
 

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { BackendResponse } from '../backends/vllm.js';
 import type { StreamAssembler } from '../backends/stream-assembler.js';
+import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import { isBackendErrorPayload } from '../backends/vllm-chat-response.js';
 import { TokentapError } from '../errors/tokentap-error.js';
 import { mapBackendFailure } from '../errors/map-backend-failure.js';
@@ -38,7 +39,7 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
   const end = await pumpEvents(options, assembler, upstreamText);
   releaseBody(options.response.body, end);
   const recorded = {
-    timing: scope.timing, tokens: assembler.tokenRecord(), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200, retries: scope.backendRetries,
+    timing: scope.timing, tokens: streamTokens(assembler, end), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200, retries: scope.backendRetries,
   };
   if (end.kind === 'aborted') {
     await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded, error: new TokentapError('TT_CLIENT_ABORTED') }));
@@ -56,6 +57,17 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
     return;
   }
   await writeAndEnd(raw, renderer.renderStreamEnd(assembler));
+}
+
+/**
+ * The stream's token record. vLLM names a `finish_reason` on the last chunk of every generation; a stream that ended
+ * with `[DONE]` before any chunk did is relayed as sent, but its call is flagged `finish_reason_missing`: whether
+ * the completion is whole is unknown (issue 12).
+ */
+function streamTokens(assembler: StreamAssembler, end: StreamEnd): ChatTokenRecord {
+  const tokens = assembler.tokenRecord();
+  if (end.kind !== 'done' || assembler.finished) return tokens;
+  return { ...tokens, flags: [...tokens.flags, 'finish_reason_missing'] };
 }
 
 async function pumpEvents(options: RelayChatStreamOptions, assembler: StreamAssembler, upstreamText: string[]): Promise<StreamEnd> {

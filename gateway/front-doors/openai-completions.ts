@@ -5,15 +5,18 @@ import { CompletionStreamAssembler } from '../backends/completion-stream-assembl
 import { prepareCompletionRequest } from '../backends/vllm-completion-request.js';
 import { runChatCall } from '../calls/run-chat-call.js';
 import { TokentapError } from '../errors/tokentap-error.js';
+import { isRecord } from '../json/is-record.js';
+import { INT32_TOKEN_ID_MAX, isInt32TokenId } from '../../core/token-ids/is-int32-token-id.js';
 import { createOpenAiCompletionsRenderer } from './openai-completions-renderer.js';
 
 /**
  * Only what tokentap reads is validated; every other field passes through untouched (a loose object).
- * `prompt` is a string or a list of token ids (vLLM also takes lists of prompts, refused below).
+ * `prompt` is a string or a list of token ids (vLLM also takes lists of prompts, refused below); token-id prompts are
+ * checked by `tokenIdPrompt` before this schema, which then only sees a placeholder.
  */
 const completionsBodySchema = z.looseObject({
   model: z.string().optional(),
-  prompt: z.union([z.string(), z.array(z.number().int().min(0)), z.array(z.string()), z.array(z.array(z.number().int().min(0)))]),
+  prompt: z.union([z.string(), z.array(z.number()), z.array(z.string()), z.array(z.array(z.number()))]),
   stream: z.boolean().nullish(),
   n: z.number().int().nullish(),
   best_of: z.number().int().nullish(),
@@ -42,8 +45,8 @@ function unsupported(message: string, param: string): TokentapError {
  * @example parseCompletionsBody({ prompt: [9707, 11], model: 'm' })
  */
 export function parseCompletionsBody(body: unknown): Record<string, unknown> {
-  // a list of token ids is checked by a plain loop: zod's per-element checks held the event loop ~4 s on 10 M ids
-  const ids = tokenIdList(body);
+  // token ids are checked by a plain loop: zod's per-element checks held the event loop ~4 s on 10 M ids
+  const ids = tokenIdPrompt(body);
   const parsed = completionsBodySchema.safeParse(ids === null ? body : { ...(body as Record<string, unknown>), prompt: '' });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -81,18 +84,32 @@ async function handleCompletions(request: FastifyRequest<{ Params: RouteParams }
 }
 
 /**
- * The body's `prompt` when it is a list of numbers, each checked to be a token id (a whole number from 0); null when
- * the prompt is anything else (the schema judges it). Throws at the first id that is not one.
+ * The body's `prompt` when it is in a token-id form (a list of ids, or a list of such lists), every id checked to be
+ * one tokentap can forward and store (`isInt32TokenId`: a whole number from 0 to 2^31 - 1); null when the prompt is
+ * anything else (the schema judges it). Throws at the first id that is not one, before any backend is asked or any
+ * row begun: a `[2147483648]` that reached the backend failed only at the store, as a recording failure (issue 12).
  */
-function tokenIdList(body: unknown): number[] | null {
-  if (typeof body !== 'object' || body === null) return null;
-  const prompt = (body as { prompt?: unknown }).prompt;
-  if (!Array.isArray(prompt) || prompt.length === 0 || typeof prompt[0] !== 'number') return null;
-  for (let index = 0; index < prompt.length; index++) {
-    const id: unknown = prompt[index];
-    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) {
-      throw new TokentapError('TT_INVALID_REQUEST', { message: `Invalid completion request: prompt[${index}] must be a token id (a whole number from 0), got ${JSON.stringify(id) ?? String(id)}`, param: `prompt.${index}` });
-    }
+function tokenIdPrompt(body: unknown): number[] | number[][] | null {
+  if (!isRecord(body)) return null;
+  const prompt = body.prompt;
+  if (!Array.isArray(prompt) || prompt.length === 0) return null;
+  if (typeof prompt[0] === 'number') return checkTokenIds(prompt, 'prompt');
+  // vLLM also takes a list of token-id prompts; one of them is one prompt (more are refused after the schema)
+  if (!prompt.every((entry) => Array.isArray(entry))) return null;
+  prompt.forEach((entry: unknown[], index) => checkTokenIds(entry, `prompt.${index}`));
+  return prompt as number[][];
+}
+
+/** `param` is the list's path in the body, dotted as the error's `param` names it (`prompt`, `prompt.0`). */
+function checkTokenIds(ids: unknown[], param: string): number[] {
+  for (let index = 0; index < ids.length; index++) {
+    const id = ids[index];
+    if (isInt32TokenId(id)) continue;
+    const shown = typeof id === 'number' ? String(id) : (JSON.stringify(id) ?? String(id));
+    throw new TokentapError('TT_INVALID_REQUEST', {
+      message: `Invalid completion request: ${param}.${index} must be a token id (a whole number from 0 to ${INT32_TOKEN_ID_MAX}), got ${shown}`,
+      param: `${param}.${index}`,
+    });
   }
-  return prompt as number[];
+  return ids as number[];
 }

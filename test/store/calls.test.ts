@@ -156,6 +156,14 @@ describe('finishCall round trip', () => {
     expect(codeOf(() => store.finishCall(callId, sampleFinishInput({ promptTokenIds: [1.5] })))).toBe('STORE_INVALID_INPUT');
     expect(store.getCall(callId)?.status).toBe('in_progress');
   });
+
+  it('negative token ids are refused as lists and as typed arrays: no tokenizer gives one (issue 12)', () => {
+    const store = workspace.open();
+    const { callId } = store.beginCall(sampleBeginInput());
+    expect(codeOf(() => store.finishCall(callId, sampleFinishInput({ promptTokenIds: [1, -1] })))).toBe('STORE_INVALID_INPUT');
+    expect(codeOf(() => store.finishCall(callId, sampleFinishInput({ completionTokenIds: Int32Array.of(7, -2) })))).toBe('STORE_INVALID_INPUT');
+    expect(store.getCall(callId)?.status).toBe('in_progress');
+  });
 });
 
 describe('finishing rules', () => {

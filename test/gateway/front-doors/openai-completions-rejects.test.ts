@@ -63,6 +63,34 @@ describe('the completions front door rejects bad input in OpenAI shape and recor
   });
 });
 
+describe('a token-id prompt with an id that is no Int32 token id is refused before the backend (issue 12)', () => {
+  // the attack: a client without a credential sent [2147483648]; the backend answered, the store refused the id,
+  // the client got 503 TT_RECORDING_FAILED, a row stayed in_progress and /healthz turned degraded
+  const attacks: Array<[string, unknown, string]> = [
+    ['an id of 2^31', [2147483648], 'prompt.0'],
+    ['an id past 2^53 after good ones', [9707, 11, 2 ** 60], 'prompt.2'],
+    ['a nested id of 2^31', [[9707, 2147483648]], 'prompt.0.1'],
+    ['a nested negative id', [[9707, -1]], 'prompt.0.1'],
+    ['a nested fractional id', [[0.5]], 'prompt.0.0'],
+  ];
+  for (const stream of [false, true]) {
+    for (const [name, prompt, param] of attacks) {
+      it(`answers ${name}${stream ? ' (streamed)' : ''} with 400 naming it, contacts no backend, records nothing and stays healthy`, async () => {
+        const session = `int32-${stream ? 's' : 'n'}-${param.replaceAll('.', '-')}`;
+        const backendRequests = setup.sim.log.length;
+        const response = await post(JSON.stringify({ model: MODEL, prompt, stream, max_tokens: 4 }), `/s/${session}/v1/completions`);
+        expect(response.statusCode, response.body).toBe(400);
+        expect(String(response.headers['content-type'])).toContain('application/json');
+        expect(response.json()).toEqual({ error: { message: expect.stringContaining('must be a token id'), type: 'invalid_request_error', param, code: 'TT_INVALID_REQUEST' } });
+        expect(setup.sim.log.length).toBe(backendRequests);
+        expect(setup.gateway.store.listCalls(session)).toEqual([]);
+        const health = await setup.gateway.app.inject({ method: 'GET', url: '/healthz' });
+        expect(health.json()).toMatchObject({ status: 'ok', recording: { recordingFailures: 0 } });
+      });
+    }
+  }
+});
+
 const anything = fc.jsonValue({ maxDepth: 2 });
 /** Mostly the right type, now and then any JSON at all. */
 const maybe = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | unknown> => fc.oneof({ weight: 24, arbitrary }, { weight: 1, arbitrary: anything });
