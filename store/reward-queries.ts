@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { findRewardProblem } from './find-reward-problem.js';
 import { StoreError } from './store-error.js';
 import { wellFormedText } from './well-formed-text.js';
 import type { AddRewardInput, PolicyVersionRow, RewardRow } from './types.js';
@@ -52,6 +53,9 @@ export function createRewardQueries(database: Database.Database): RewardQueries 
   );
 
   const add = database.transaction((input: AddRewardInput): RewardRow => {
+    // defence in depth: the rollout API checks the same rule first; a non-finite reward would break every export
+    const problem = findRewardProblem(input);
+    if (problem !== null) throw new StoreError('STORE_INVALID_INPUT', `reward ${problem.field} ${problem.problem}`);
     if (sessionExists.get(input.sessionId) === undefined) throw new StoreError('STORE_SESSION_NOT_FOUND', `no session with id ${input.sessionId}`);
     const callId = input.callId ?? null;
     if (callId !== null && callSession.get(callId)?.session_id !== input.sessionId) {

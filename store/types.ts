@@ -440,7 +440,10 @@ export interface Store {
   endSession(sessionId: string, input: EndSessionInput): { rollout: RolloutRow; completedGroup: GroupRow | null };
   /** open `api` sessions whose newest call started before `before` (idle-timeout candidates) */
   listIdleRollouts(before: number): string[];
-  /** appends a reward (STORE_SESSION_NOT_FOUND, or STORE_CALL_NOT_FOUND when the call is not one of the session's) */
+  /**
+   * appends a reward (STORE_SESSION_NOT_FOUND, or STORE_CALL_NOT_FOUND when the call is not one of the session's;
+   * STORE_INVALID_INPUT unless its value, components and their sum are finite within ±MAX_REWARD_MAGNITUDE)
+   */
   addReward(input: AddRewardInput): RewardRow;
   /** the current reward per target (session first, then calls in call order), or every reward ever posted with `history` */
   listRewards(sessionId: string, options?: { history?: boolean }): RewardRow[];

@@ -113,6 +113,23 @@ describe('rewards and policy versions', () => {
     expect(store.listRewards('s', { history: true })).toEqual([]);
   });
 
+  it('refuses a reward that is not finite within ±1e30, in its value, a component or the sum of its components, storing nothing', () => {
+    const store = workspace.open();
+    store.createRollout({ sessionId: 's', createdAt: 1 });
+    const refused: Array<{ value: number; components?: Record<string, number> }> = [
+      { value: Infinity }, { value: -Infinity }, { value: Number.NaN }, { value: 1.7e308 }, { value: -1e31 },
+      { value: 1, components: { a: Infinity } },
+      { value: 1, components: { a: 1e30, b: 1e30 } },
+      // the attack of issue 12: each part finite, the sum Infinity
+      { value: 1.7e308 + 1.7e308, components: { a: 1.7e308, b: 1.7e308 } },
+    ];
+    for (const reward of refused) {
+      expect(storeErrorCode(() => store.addReward({ sessionId: 's', ...reward, source: 'admin', createdAt: 2 })), JSON.stringify(reward)).toBe('STORE_INVALID_INPUT');
+    }
+    expect(store.listRewards('s', { history: true })).toEqual([]);
+    expect(store.addReward({ sessionId: 's', value: -1e30, components: { a: -1e30 }, source: 'admin', createdAt: 3 }).value).toBe(-1e30);
+  });
+
   it('the newest policy version is current and survives a reopen', () => {
     const store = workspace.open();
     expect(store.getPolicyVersion()).toBeNull();
