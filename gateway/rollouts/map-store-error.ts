@@ -9,10 +9,12 @@ const CLIENT_ERRORS: Partial<Record<StoreErrorCode, ErrorCode>> = {
   STORE_SESSION_ENDED: 'TT_SESSION_ENDED',
   STORE_CALL_NOT_FOUND: 'TT_CALL_NOT_FOUND',
   STORE_GROUP_CONFLICT: 'TT_GROUP_CONFLICT',
+  // a reward outside the reward rule (the schema refuses it first; this keeps a gap there a 400, not a 500)
+  STORE_INVALID_INPUT: 'TT_INVALID_REQUEST',
 };
 
 /**
- * Runs a store write of the rollout API and words its refusals as TokentapErrors (404, 409), keeping the cause.
+ * Runs a store write of the rollout API and words its refusals as TokentapErrors (400, 404, 409), keeping the cause.
  *
  * @example const row = withStoreErrors(() => store.addReward(input));
  */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SESSION_END_STATUSES } from '../../store/index.js';
+import { findRewardProblem, MAX_REWARD_MAGNITUDE, SESSION_END_STATUSES } from '../../store/index.js';
 import { TokentapError } from '../errors/tokentap-error.js';
 import { SESSION_ID_PATTERN } from '../sessions/resolve-session.js';
 
@@ -38,17 +38,25 @@ export const endSessionSchema = z.strictObject({
   status: z.enum(SESSION_END_STATUSES as ['completed', 'truncated', 'failed', 'aborted']).default('completed'),
 });
 
-const componentsSchema = z.record(z.string().min(1).max(200), z.number());
+/** A reward number: finite and within ±MAX_REWARD_MAGNITUDE, so sums, group statistics and advantages stay finite. */
+const REWARD_NUMBER = `a finite number within ±${MAX_REWARD_MAGNITUDE}`;
+const rewardNumber = z.number({ error: `expected ${REWARD_NUMBER}` }).min(-MAX_REWARD_MAGNITUDE, `expected ${REWARD_NUMBER}`).max(MAX_REWARD_MAGNITUDE, `expected ${REWARD_NUMBER}`);
+const componentsSchema = z.record(z.string().min(1).max(200), rewardNumber);
 
 export const rewardSchema = z
   .strictObject({
     /** the scalar; default the sum of `components` */
-    value: z.number().optional(),
+    value: rewardNumber.optional(),
     components: componentsSchema.optional(),
     /** reward one call of the session instead of the whole session */
     callId: z.string().min(1).max(200).optional(),
   })
-  .refine((reward) => reward.value !== undefined || reward.components !== undefined, 'give `value`, `components` or both');
+  .refine((reward) => reward.value !== undefined || reward.components !== undefined, 'give `value`, `components` or both')
+  // each number was checked above, their sum was not: `{ a: 1.7e308, b: 1.7e308 }` sums to Infinity (issue 12)
+  .superRefine((reward, context) => {
+    const problem = findRewardProblem({ value: reward.value ?? 0, components: reward.components });
+    if (problem?.field === 'components') context.addIssue({ code: 'custom', path: ['components'], message: `the components ${problem.problem}` });
+  });
 
 export const declareGroupSchema = z.strictObject({
   id: idSchema,

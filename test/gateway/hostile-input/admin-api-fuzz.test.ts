@@ -52,7 +52,8 @@ const sessionId = fc.oneof(
 const groupId = fc.oneof(fc.constantFrom('group-1', 'group-2', 'missing-group'), fc.string({ maxLength: 12 }).map(encodeURIComponent));
 /** never a long wait: every long poll is told 0, a few ms, or something invalid */
 const waitMs = fc.constantFrom('0', '1', '5', '-1', 'abc', '70000', '1e3', '');
-const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
+/** any double (±1.7e308 included, so a few components sum to Infinity: issue 12), integers, and the reward bound's edge */
+const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.constantFrom(1.7e308, -1.7e308, 1e30, -1e30, 6e29));
 
 const sessionBody = fc.record({
   id: mostly(fc.oneof(fc.uuid(), fc.constantFrom('rollout-a', 'fresh-1', 'has space', '..'))),
@@ -140,6 +141,12 @@ describe('the rollout API under random requests from every kind of caller', () =
     await fetch(`${setup.url}/tokentap/v1/resume`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     // the run exercised both sides: successes as the admin, refusals of everyone else
     expect(seen.get('admin 2xx') ?? 0).toBeGreaterThan(0);
+    // whatever was accepted, no stored reward is Infinity or past the reward bound (docs/rollouts.md)
+    for (const id of ['rollout-a', 'rollout-b']) {
+      for (const reward of setup.gateway.store.listRewards(id, { history: true })) {
+        for (const value of [reward.value, ...Object.values(reward.components ?? {})]) expect(Math.abs(value) <= 1e30, JSON.stringify(reward)).toBe(true);
+      }
+    }
     expect(seen.get('none 4xx') ?? 0).toBeGreaterThan(0);
     expect(seen.get('key-a 4xx') ?? 0).toBeGreaterThan(0);
   }, 120_000);

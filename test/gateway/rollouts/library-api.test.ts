@@ -76,6 +76,21 @@ describe('createGateway: the rollout API in-process', () => {
     expect(await session.info()).toMatchObject({ status: 'failed', reward: null });
   });
 
+  it('refuses a reward whose components sum past ±1e30 or that is not finite, as TT_INVALID_REQUEST naming the field, storing nothing', async () => {
+    setup = await startRolloutGateway();
+    const { gateway } = setup;
+    const session = await gateway.createSession({ id: 'huge' });
+    const refusal = async (work: () => Promise<unknown>): Promise<[string, unknown]> =>
+      work().then(() => ['no error', null], (error: unknown) => (isTokentapError(error) ? [error.code, error.param] : [String(error), null]));
+    expect(await refusal(() => session.reward({ a: 1.7e308, b: 1.7e308 }))).toEqual(['TT_INVALID_REQUEST', 'components.a']);
+    expect(await refusal(() => session.reward({ a: 9e29, b: 9e29 }))).toEqual(['TT_INVALID_REQUEST', 'components']);
+    expect(await refusal(() => session.reward({ a: 9e29, b: 9e29 }, { value: 1 }))).toEqual(['TT_INVALID_REQUEST', 'components']);
+    expect(await refusal(() => session.reward(Infinity))).toEqual(['TT_INVALID_REQUEST', 'value']);
+    expect(await refusal(() => gateway.reward('huge', Number.NaN))).toEqual(['TT_INVALID_REQUEST', 'value']);
+    expect(await refusal(() => gateway.reward('huge', 1, { value: -1e31 }))).toEqual(['TT_INVALID_REQUEST', 'value']);
+    expect(await gateway.rewardHistory('huge')).toEqual([]);
+  });
+
   it('app never listens until listen(): the rollout API works through app.inject()', async () => {
     const temp = makeTempDir();
     const gateway = createGateway({ db: temp.file('t.db'), adminToken: ADMIN_TOKEN, logLevel: 'silent', port: 0 });

@@ -64,6 +64,28 @@ describe('rewards over HTTP', () => {
     expect(setup.gateway.store.listRewards('mine', { history: true })).toEqual([]);
     expect(setup.gateway.store.listRewards('theirs', { history: true })).toEqual([]);
   });
+
+  it('refuses components that sum to Infinity (issue 12) and numbers beyond ±1e30 with 400 naming the field, storing nothing', async () => {
+    setup = await startRolloutGateway();
+    const { session, apiKey } = await createSession({ id: 'mine' });
+    const cases: Array<[string, string]> = [
+      // the attack: each component finite, the sum Infinity; posted with the session's own key
+      ['{"components":{"a":1.7e308,"b":1.7e308}}', 'components'],
+      ['{"value":1,"components":{"a":1.7e308,"b":1.7e308}}', 'components'],
+      ['{"components":{"a":6e29,"b":6e29}}', 'components'],
+      ['{"value":1.7e308}', 'value'],
+      ['{"value":-1e31}', 'value'],
+      ['{"components":{"ok":1,"huge":-1e300}}', 'components.huge'],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await api<{ error: { code: string; message: string } }>(setup, 'POST', `/sessions/${session.id}/reward`, { body, credential: apiKey });
+      expect([body, answer.status, answer.body.error.code]).toEqual([body, 400, 'TT_INVALID_REQUEST']);
+      expect(answer.body.error.message, body).toContain(`at ${field}`);
+    }
+    expect(setup.gateway.store.listRewards(session.id, { history: true })).toEqual([]);
+    const edge = await api<RewardRow>(setup, 'POST', `/sessions/${session.id}/reward`, { body: { components: { a: 5e29, b: 5e29 } }, credential: apiKey });
+    expect([edge.status, edge.body.value]).toEqual([201, 1e30]);
+  });
 });
 
 describe('groups over HTTP', () => {
