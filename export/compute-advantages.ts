@@ -14,6 +14,10 @@ export const DEFAULT_ADVANTAGE_EPSILON = 1e-6;
  * - `rloo`: r minus the mean of the others, = n / (n - 1) * (r - mean);
  * - a group of one gets 0 under every estimator: it carries no baseline information (verl would give r).
  *
+ * Finite for rewards within ±MAX_REWARD_MAGNITUDE (the reward rule, store/find-reward-problem.ts; the export leaves
+ * out rollouts with any other reward): sums, squares and advantages stay far below the float64 and float32 limits.
+ * A group without spread gets 0 under `grpo` even when `epsilon` is 0 (not 0 / 0).
+ *
  * @example
  * computeAdvantages([1, 0, 1], { estimator: 'rloo' }); // [0.5, -1, 0.5]
  * computeAdvantages([1, null], {}); // [0, null]
@@ -41,9 +45,14 @@ function advantageScale(rewarded: readonly number[], mean: number, options: Adva
     case 'dr-grpo':
       return 1;
     default:
-      if (options.normalizeStd === false || count < 2) return 1;
-      return 1 / (sampleStandardDeviation(rewarded, mean) + (options.epsilon ?? DEFAULT_ADVANTAGE_EPSILON));
+      return options.normalizeStd === false || count < 2 ? 1 : stdScale(rewarded, mean, options.epsilon ?? DEFAULT_ADVANTAGE_EPSILON);
   }
+}
+
+/** 1 / (std + epsilon); 0 when that is 1 / 0 (epsilon 0, a group without spread), as 0 / epsilon gives for epsilon > 0. */
+function stdScale(rewarded: readonly number[], mean: number, epsilon: number): number {
+  const denominator = sampleStandardDeviation(rewarded, mean) + epsilon;
+  return denominator === 0 ? 0 : 1 / denominator;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RolloutRow, Store } from '../store/index.js';
+import { findRewardProblem, type RolloutRow, type Store } from '../store/index.js';
 import type { ExportFilters } from './export-options.js';
 import { countReason } from './export-summary.js';
 import type { ExportUnit } from './select-export-units.js';
@@ -13,7 +13,9 @@ export interface SelectedRollout {
  * The rollouts of a unit that pass the rollout-level filters (docs/export.md, "Selection and filters"), in unit
  * order. Not matching a filter is not a drop: those rollouts were not asked for. A rollout the API opened and
  * nobody ended is not finished, so it is left out (counted `in_progress` in `dropped`, once per rollout) unless
- * `filters.status` asks for `in_progress`.
+ * `filters.status` asks for `in_progress`. A rollout with a stored reward (its own or one of its calls') outside the
+ * reward rule of findRewardProblem (non-finite, or beyond ±MAX_REWARD_MAGNITUDE) is left out too, counted
+ * `invalid_reward` once per rollout, before advantages, so the rest of its group keeps a finite baseline.
  *
  * @example
  * const rollouts = selectRollouts(store, unit, { tags: ['math'], rewardMin: 0 }, summary.dropped);
@@ -26,10 +28,17 @@ export function selectRollouts(
 ): SelectedRollout[] {
   const selected: SelectedRollout[] = [];
   for (const rollout of unit.rollouts) {
-    const reward = store.listRewards(rollout.id).find((row) => row.callId === null)?.value ?? null;
+    const rewards = store.listRewards(rollout.id);
+    const reward = rewards.find((row) => row.callId === null)?.value ?? null;
     if (!isRolloutSelected(rollout, reward, filters)) continue;
     if (isUnfinished(rollout) && filters.status?.includes('in_progress') !== true) {
       countReason(dropped, 'in_progress');
+      continue;
+    }
+    // a reward the rollout API refuses today (Infinity, 1e308) may sit in an older or hand-edited database: it would
+    // poison the group's advantages and stop the writers, so the rollout is left out and the rest exports (issue 12)
+    if (rewards.some((row) => findRewardProblem(row) !== null)) {
+      countReason(dropped, 'invalid_reward');
       continue;
     }
     selected.push({ rollout, reward });

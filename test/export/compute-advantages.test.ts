@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeAdvantages, isZeroVariance, sampleStandardDeviation } from '../../export/compute-advantages.js';
+import { MAX_REWARD_MAGNITUDE } from '../../store/index.js';
 
 /** Rewards of a group: finite, of a size where a baseline exists. */
 const groupRewards = fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: 2, maxLength: 16 });
@@ -102,6 +103,24 @@ describe('computeAdvantages', () => {
         }
       }),
     );
+  });
+
+  it('a group without spread gets 0 under grpo with epsilon 0 (was 0 / 0 = NaN, which stopped the export)', () => {
+    expect(computeAdvantages([0.5, 0.5, 0.5], { estimator: 'grpo', epsilon: 0 })).toEqual([0, 0, 0]);
+    expect(computeAdvantages([1, 1], { epsilon: 0 })).toEqual([0, 0]);
+  });
+
+  it('rewards anywhere within ±MAX_REWARD_MAGNITUDE give advantages that are finite, in float32 too, under every estimator', () => {
+    const hugeRewards = fc.array(fc.double({ min: -MAX_REWARD_MAGNITUDE, max: MAX_REWARD_MAGNITUDE, noNaN: true }), { minLength: 1, maxLength: 64 });
+    const extremes = [[MAX_REWARD_MAGNITUDE, -MAX_REWARD_MAGNITUDE], [MAX_REWARD_MAGNITUDE, MAX_REWARD_MAGNITUDE, -MAX_REWARD_MAGNITUDE], Array.from({ length: 1000 }, (_, index) => (index % 2 === 0 ? 1 : -1) * MAX_REWARD_MAGNITUDE)];
+    const estimators = [{ estimator: 'grpo' }, { estimator: 'grpo', normalizeStd: false }, { estimator: 'grpo', epsilon: 0 }, { estimator: 'dr-grpo' }, { estimator: 'rloo' }] as const;
+    const check = (rewards: number[]): void => {
+      for (const options of estimators) {
+        for (const advantage of computeAdvantages(rewards, options)) expect(Number.isFinite(Math.fround(advantage as number)), JSON.stringify(options)).toBe(true);
+      }
+    };
+    for (const rewards of extremes) check(rewards);
+    fc.assert(fc.property(hugeRewards, check));
   });
 });
 

@@ -8,6 +8,7 @@ import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { ADMIN_TOKEN, api, startRolloutGateway } from '../rollouts/rollout-test-helpers.js';
 import { nextPullHandler, pull, runGroup, type ErrorAnswer } from './batch-test-helpers.js';
+import { setRawRewardValue } from '../../helpers/poison-rewards.js';
 
 const SIM = { script: { replies: [{ times: 'forever' as const, content: 'The answer is 4.' }] } };
 
@@ -72,6 +73,26 @@ describe('GET /tokentap/v1/batches', () => {
     await api(gateway, 'POST', `/batches/${sft.batchId}/release`, { body: {} });
     const [datum] = (await pull(gateway, { format: 'tinker', waitMs: '0' })).body.rows as Array<{ model_input: unknown; loss_fn_inputs: unknown }>;
     expect(Object.keys(datum ?? {})).toEqual(['model_input', 'loss_fn_inputs']);
+  });
+
+  it('leaves out a rollout whose stored reward is Infinity, counted invalid_reward; never serves reward null (issue 12)', async () => {
+    const temp = makeTempDir();
+    cleanups.push(temp.remove);
+    setup = await startRolloutGateway(SIM, { db: temp.file('poisoned.db') });
+    await runGroup(setup, 'task-a', [0, 1, 1]);
+    // what the attack left in an older store: the components 1.7e308 + 1.7e308 summed to Infinity
+    setRawRewardValue(temp.file('poisoned.db'), 'task-a-r1', Infinity);
+    const verl = await pull(setup, { format: 'verl', waitMs: '0' });
+    expect(verl.status).toBe(200);
+    expect(verl.body.groups).toEqual(['task-a']);
+    const rows = verl.body.rows as Array<{ reward: unknown; advantage: unknown }>;
+    expect(rows.map((row) => row.reward)).toEqual([0, 1]);
+    // the baseline is over the two rollouts kept: rewards 0 and 1
+    expect(rows.map((row) => row.advantage)).toEqual([expect.closeTo(-Math.SQRT1_2, 5), expect.closeTo(Math.SQRT1_2, 5)]);
+    expect(verl.body.summary).toMatchObject({ sessions: 2, samples: 2, dropped: { invalid_reward: 1 } });
+    await api(setup, 'POST', `/batches/${verl.body.batchId}/release`, { body: {} });
+    const generic = await pull(setup, { format: 'jsonl', waitMs: '0' });
+    expect((generic.body.rows as Array<{ reward: unknown }>).map((row) => row.reward)).toEqual([0, 1]);
   });
 
   it('answers 204 when waitMs passes before minGroups groups are complete', async () => {
