@@ -15,6 +15,7 @@ const FINISHED_STATUSES: ReadonlySet<CallStatus> = new Set(['ok', 'backend_error
 export interface CallWriter {
   beginCall(input: BeginCallInput): { callId: string; seq: number };
   finishCall(callId: string, result: FinishCallInput): void;
+  markIncomplete(callIds: readonly string[]): number;
 }
 
 /**
@@ -61,6 +62,11 @@ export function createCallWriter(options: {
   const updateBodies = database.prepare<[Buffer | null, Buffer | null, string]>(
     `UPDATE call_bodies SET response_body = ?, response_stream = ? WHERE call_id = ?`,
   );
+
+  // in place: on a full disk this needs no new page where a finish with its bodies and ids does
+  const markIncomplete = database.prepare<[string]>(`UPDATE calls SET status = 'incomplete' WHERE id = ? AND status = 'in_progress'`);
+  const markAll = database.transaction((callIds: readonly string[]): number =>
+    callIds.reduce((changed, callId) => changed + markIncomplete.run(callId).changes, 0));
 
   const begin = database.transaction((callId: string, input: BeginCallInput): number => {
     sessions.ensure(input.sessionId, {}, input.startedAt);
@@ -118,6 +124,7 @@ export function createCallWriter(options: {
       finish.immediate(callId, toFinishColumns(result, prompt, completion), prompt);
       if (prompt !== null) delta.remember(callId, prompt, completion);
     },
+    markIncomplete: (callIds) => markAll.immediate(callIds),
   };
 }
 

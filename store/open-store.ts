@@ -97,6 +97,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     listSessions: (options = {}) => sessions.list(options.limit ?? DEFAULT_LIST_LIMIT, options.offset ?? 0),
     beginCall: (input) => writable().beginCall(input),
     finishCall: (callId, result) => writable().finishCall(callId, result),
+    markCallsIncomplete: (callIds) => writable().markIncomplete(callIds),
     batch(work) {
       writable();
       const transaction = database.transaction(work);

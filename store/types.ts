@@ -9,7 +9,8 @@
  * - `ok`: the backend answered in full and the harness was sent the whole response.
  * - `backend_error`: the backend refused, failed, timed out or sent something unusable.
  * - `aborted`: the harness went away before the response was complete; the backend request was cancelled.
- * - `incomplete`: an `in_progress` row found at start-up (the process died mid-call).
+ * - `incomplete`: an `in_progress` row whose end was never recorded: found at start-up (the process died mid-call),
+ *   or marked by a running gateway that could not write the end (a full disk; see docs/reliability.md).
  */
 export type CallStatus = 'in_progress' | 'ok' | 'backend_error' | 'aborted' | 'incomplete';
 
@@ -414,6 +415,11 @@ export interface Store {
   beginCall(input: BeginCallInput): { callId: string; seq: number };
   /** finishes a call: one transaction, committed when this returns */
   finishCall(callId: string, result: FinishCallInput): void;
+  /**
+   * Marks `incomplete` the listed calls still `in_progress` (a live gateway could not record their end); one
+   * transaction; returns how many it changed. Calls already finished are left as they are.
+   */
+  markCallsIncomplete(callIds: readonly string[]): number;
   getCall(callId: string): CallRow | null;
   /**
    * The call's stored bodies. `lazy: true` rebuilds each body when first read (reconstruction reads one request and
