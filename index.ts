@@ -7,7 +7,7 @@
  * await gateway.listen();
  * const session = await gateway.createSession({ groupId: 'task-7' }); // new OpenAI(session.openai)
  */
-export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.js';
+export { createGateway, type Gateway, type GatewayCloseReport, type GatewayOptions } from './gateway/create-gateway.js';
 export type { Recorder, RecorderCounters, RecorderHealth, RecordWorkerHealth, RecordingFailureState } from './gateway/recorder/recorder.js';
 export { connectGateway, type ConnectedGateway, type ConnectGatewayOptions } from './gateway/connect-gateway.js';
 export type {

@@ -58,8 +58,20 @@ export interface Gateway extends RolloutApi {
   /**
    * Stops accepting (new requests get 503 TT_SHUTTING_DOWN), lets in-flight calls end for up to `shutdownTimeoutMs`
    * and cuts the rest (recorded `aborted`), then flushes the recorder and closes the backend pool and the store
+   * (`closeReport()` then says how many calls did not reach a final status)
    */
   close(): Promise<void>;
+  /** What the shutdown left behind; null until `close()` has ended. */
+  closeReport(): GatewayCloseReport | null;
+}
+
+/** What a gateway's shutdown left behind. */
+export interface GatewayCloseReport {
+  /**
+   * calls left `in_progress`: a handler still running after its connection was cut, or an end the store would not
+   * take (a full disk); the next gateway to start on the database marks them `incomplete`. 0 when every call ended.
+   */
+  unfinishedCalls: number;
 }
 
 /**
@@ -116,10 +128,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   registerRoutes(app, context);
   // before the server waits for open requests: calls held by a pause are answered now, not after a resume
   app.addHook('preClose', async () => rollouts.close());
+  let closeReport: GatewayCloseReport | null = null;
   app.addHook('onClose', async () => {
     // every connection is closed by now; the calls cut by the shutdown timeout still record their end
-    await drain.settled();
-    await recorder.close();
+    const stillRunning = await drain.settled();
+    const recorded = await recorder.close();
+    closeReport = { unfinishedCalls: stillRunning + recorded.unfinishedCalls };
     // every call this gateway began is finished now
     instance.stop();
     await backend.close();
@@ -142,6 +156,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       return listeningAt;
     },
     close: () => app.close(),
+    closeReport: () => (closeReport === null ? null : { ...closeReport }),
   };
 }
 

@@ -24,9 +24,10 @@ export interface GracefulDrain {
   readonly inFlight: number;
   /**
    * Resolves once every handler has returned, its call recorded; gives up after SETTLE_GRACE_MS (a handler that
-   * outlives its cut connection leaves its call `in_progress`, marked `incomplete` at the next start).
+   * outlives its cut connection leaves its call `in_progress`, marked `incomplete` at the next start). Resolves to
+   * the number of handlers still running then (0 when every one returned).
    */
-  settled(): Promise<void>;
+  settled(): Promise<number>;
 }
 
 /**
@@ -83,14 +84,16 @@ export function installGracefulDrain(app: FastifyInstance, options: GracefulDrai
       return running.size;
     },
     async settled() {
-      if (running.size === 0) return;
+      if (running.size === 0) return 0;
       let giveUp: NodeJS.Timeout | undefined;
       const gaveUp = new Promise<'gave up'>((resolve) => {
         giveUp = setTimeout(() => resolve('gave up'), SETTLE_GRACE_MS);
       });
       const outcome = await Promise.race([Promise.all([...running]), gaveUp]);
       clearTimeout(giveUp);
-      if (outcome === 'gave up') options.logger.error({ inFlight: running.size }, 'calls still running after their connections were cut: left in progress');
+      if (outcome !== 'gave up') return 0;
+      options.logger.error({ inFlight: running.size }, 'calls still running after their connections were cut: left in progress');
+      return running.size;
     },
   };
 }

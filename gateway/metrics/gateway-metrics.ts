@@ -106,6 +106,9 @@ export class GatewayMetrics {
       },
     });
     new Gauge({ name: 'tokentap_recording_failing', help: '1 while the newest store write failed (health: degraded)', registers, collect() { this.set(recorder.health().failing ? 1 : 0); } });
+    fromCounters('tokentap_recording_ends_retried_total', 'Call ends the store refused at first and took on a retry', (counters) => counters.endsRetried);
+    fromCounters('tokentap_recording_calls_marked_incomplete_total', 'Calls marked incomplete while the gateway ran: their end could not be written', (counters) => counters.callsMarkedIncomplete);
+    new Gauge({ name: 'tokentap_recording_ends_waiting', help: 'Calls whose end the store refused, left in_progress until a retry writes it (health: degraded)', registers, collect() { this.set(recorder.health().endsWaiting); } });
     new Gauge({ name: 'tokentap_recording_up', help: '0 once recording is given up (the recording thread is down for good)', registers, collect() { this.set(recorder.health().healthy ? 1 : 0); } });
   }
 }

@@ -9,7 +9,8 @@ import { frontDoorOfRoute } from './front-door-of-route.js';
  * a model name, a key or a body (docs/reliability.md, "Disk trouble and metrics").
  *
  * `/healthz` answers `ok`; `degraded` (still 200: calls are served, or refused by `recordFailure`, and a restart
- * would not free a full disk) while the newest store write failed; `unhealthy` (503) once recording is given up.
+ * would not free a full disk) while the newest store write failed or a call's end waits to be written again
+ * (`recording.endsWaiting`); `unhealthy` (503) once recording is given up.
  *
  * @example registerObservabilityRoutes(app, context) // before the front doors, so the hooks see every route
  */
@@ -29,7 +30,7 @@ export function registerObservabilityRoutes(app: FastifyInstance, context: Gatew
     const { healthy, ...recording } = context.recorder.health();
     // a gateway that can no longer record is not healthy: every call would fail (or go unrecorded)
     if (!healthy) void reply.code(503);
-    const status = !healthy ? 'unhealthy' : recording.failing ? 'degraded' : 'ok';
+    const status = !healthy ? 'unhealthy' : recording.failing || recording.endsWaiting > 0 ? 'degraded' : 'ok';
     return {
       status,
       recording: { ...context.recorder.counters, ...recording },

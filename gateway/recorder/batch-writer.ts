@@ -1,10 +1,11 @@
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
 import { elidePromptIdsFromStream } from './elide-prompt-ids.js';
+import { EndRetries, type EndRetriesOptions, type EndsReport, type UnwrittenEnd } from './end-retries.js';
 
-/** One queued store write of the recorder. */
+/** One queued store write of the recorder; a finish says what becomes of it if the store refuses it (default `retry`). */
 export type RecorderWrite =
   | { kind: 'begin'; input: BeginCallInput & { callId: string } }
-  | { kind: 'finish'; callId: string; result: FinishCallInput };
+  | { kind: 'finish'; callId: string; result: FinishCallInput; ifUnwritten?: UnwrittenEnd };
 
 /** What became of a batch: one error per write (undefined when it was written) and whether it committed. */
 export interface BatchOutcome {
@@ -15,7 +16,8 @@ export interface BatchOutcome {
 /**
  * Applies the recorder's queued writes to the store as one transaction (each write a savepoint, so one bad
  * write rolls back alone). Used on whichever thread records: the gateway's own (call-recorder.ts) or the
- * recording worker (record-worker.ts), so both modes store exactly the same thing.
+ * recording worker (record-worker.ts), so both modes store exactly the same thing. A refused end of a call whose
+ * `in_progress` row is written goes to EndRetries (end-retries.ts), which reports through `onEnds`.
  *
  * @example const { errors } = new BatchWriter(store).write([{ kind: 'begin', input }, { kind: 'finish', callId, result }])
  */
@@ -23,9 +25,21 @@ export class BatchWriter {
   readonly #store: Store;
   /** calls whose `in_progress` row could not be written, with why: their end cannot be recorded either */
   readonly #unrecorded = new Map<string, unknown>();
+  readonly #retries: EndRetries;
 
-  constructor(store: Store) {
+  constructor(store: Store, onEnds: (report: EndsReport) => void = () => undefined, retryOptions: EndRetriesOptions = {}) {
     this.#store = store;
+    this.#retries = new EndRetries(store, onEnds, retryOptions);
+  }
+
+  /** Calls whose end is waiting to be written again (their rows `in_progress`). */
+  get endsWaiting(): number {
+    return this.#retries.waiting;
+  }
+
+  /** Writes the waiting ends once more, else marks them incomplete; returns the calls left `in_progress`. */
+  close(): number {
+    return this.#retries.close();
   }
 
   write(writes: readonly RecorderWrite[]): BatchOutcome {
@@ -40,8 +54,14 @@ export class BatchWriter {
       errors = writes.map((_write, index) => own[index] ?? error);
     }
     writes.forEach((write, index) => {
-      if (write.kind === 'finish') this.#unrecorded.delete(write.callId);
-      else if (errors[index] !== undefined) this.#unrecorded.set(write.input.callId, errors[index]);
+      const error = errors[index];
+      if (write.kind === 'begin') {
+        if (error !== undefined) this.#unrecorded.set(write.input.callId, error);
+        return;
+      }
+      // a refused end whose begin was written (here or before) leaves an `in_progress` row: it must still end
+      if (error !== undefined && !this.#unrecorded.has(write.callId)) this.#retries.hold(write.callId, elideStream(write.result), error, write.ifUnwritten ?? 'retry');
+      this.#unrecorded.delete(write.callId);
     });
     return { committed, errors };
   }

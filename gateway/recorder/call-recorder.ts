@@ -3,7 +3,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
 import { BatchWriter, type RecorderWrite } from './batch-writer.js';
 import { countTokens, RecordingOutcomes } from './recording-outcomes.js';
-import { settleFinish, type Recorder, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy } from './recorder.js';
+import type { UnwrittenEnd } from './end-retries.js';
+import {
+  settleFinish, type Recorder, type RecorderCloseReport, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy,
+} from './recorder.js';
 
 export type { RecordFailurePolicy, RecorderCounters } from './recorder.js';
 
@@ -27,9 +30,9 @@ export class CallRecorder implements Recorder {
   #flushScheduled = false;
 
   constructor(store: Store, policy: RecordFailurePolicy, log: FastifyBaseLogger) {
-    this.#writer = new BatchWriter(store);
     this.#policy = policy;
     this.#outcomes = new RecordingOutcomes(log);
+    this.#writer = new BatchWriter(store, (report) => this.#outcomes.ends(report));
   }
 
   get counters(): RecorderCounters {
@@ -44,13 +47,12 @@ export class CallRecorder implements Recorder {
   }
 
   finish(callId: string, result: FinishCallInput): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#enqueue({ kind: 'finish', callId, result, done: (error) => settleFinish(this.#policy, error, resolve, reject) });
-    });
+    return this.#finish(callId, result, this.#policy === 'refuse' ? 'mark-incomplete' : 'retry');
   }
 
   async finishQuietly(callId: string, result: FinishCallInput): Promise<void> {
-    await this.finish(callId, result).catch(() => undefined);
+    // the harness gets an error either way: the end says what it got, so a refused one is worth writing again
+    await this.#finish(callId, result, 'retry').catch(() => undefined);
   }
 
   ready(): Promise<void> {
@@ -61,8 +63,9 @@ export class CallRecorder implements Recorder {
     return { healthy: true, mode: 'thread', ...this.#outcomes.failure() };
   }
 
-  async close(): Promise<void> {
+  async close(): Promise<RecorderCloseReport> {
     this.flush();
+    return { unfinishedCalls: this.#writer.close() };
   }
 
   /** Writes everything queued now. */
@@ -74,6 +77,12 @@ export class CallRecorder implements Recorder {
     const { committed, errors } = this.#writer.write(writes);
     if (committed) this.counters.batchesCommitted++;
     writes.forEach((write, index) => this.#settle(write, errors[index]));
+  }
+
+  #finish(callId: string, result: FinishCallInput, ifUnwritten: UnwrittenEnd): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#enqueue({ kind: 'finish', callId, result, ifUnwritten, done: (error) => settleFinish(this.#policy, error, resolve, reject) });
+    });
   }
 
   #enqueue(write: PendingWrite): void {

@@ -1,12 +1,13 @@
 import type { FinishCallInput } from '../../store/types.js';
 import type { RecorderWrite } from './batch-writer.js';
+import type { EndsReport } from './end-retries.js';
 
 /**
  * Messages between the gateway's thread (worker-call-recorder.ts) and the recording worker (record-worker.ts).
  * Both sides check the version: under vitest the gateway runs from TypeScript sources while the worker runs
  * from dist/, and a stale build must fail loudly, not write half-understood messages.
  */
-export const RECORD_WORKER_PROTOCOL = 2;
+export const RECORD_WORKER_PROTOCOL = 3;
 
 export interface RecordWorkerData {
   protocol: number;
@@ -21,12 +22,14 @@ export type ToRecordWorker = { type: 'writes'; writes: RecorderWrite[] } | { typ
 
 /**
  * Worker -> gateway. `settled` answers the oldest writes not answered yet, in order: one entry per write, null
- * when it was written, and how many transactions committed them. After `close` the worker answers everything,
- * closes the store and exits with code 0.
+ * when it was written, and how many transactions committed them. `ends` reports the retries of refused ends
+ * (end-retries.ts), whenever the number waiting changes. After `close` the worker answers everything, reports the
+ * ends it could not write, closes the store and exits with code 0.
  */
 export type FromRecordWorker =
   | { type: 'ready' }
-  | { type: 'settled'; batchesCommitted: number; errors: Array<WireError | null> };
+  | { type: 'settled'; batchesCommitted: number; errors: Array<WireError | null> }
+  | ({ type: 'ends' } & EndsReport);
 
 /** An error as it crosses threads (its class does not survive a structured clone). */
 export interface WireError {

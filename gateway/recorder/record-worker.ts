@@ -21,7 +21,7 @@ if (data.protocol !== RECORD_WORKER_PROTOCOL) {
 }
 
 const store = openStore({ path: data.path, ...(data.maxBytes === undefined ? {} : { maxBytes: data.maxBytes }) });
-const writer = new BatchWriter(store);
+const writer = new BatchWriter(store, (report) => port.postMessage({ type: 'ends', ...report } satisfies FromRecordWorker));
 let queue: RecorderWrite[] = [];
 let flushScheduled = false;
 /** answers not sent yet: a batch of `in_progress` rows only is answered with the next finish, or after a moment */
@@ -64,6 +64,7 @@ port.on('message', (message: ToRecordWorker) => {
   }
   if (message.type === 'close') {
     flush();
+    writer.close(); // reports the ends left unwritten before the answers the gateway waits on
     answer();
     store.close();
     port!.close(); // nothing else holds the event loop: the thread exits with code 0

@@ -13,6 +13,10 @@ export interface RecorderCounters {
   /** prompt / completion token ids of the calls recorded */
   promptTokensRecorded: number;
   completionTokensRecorded: number;
+  /** ends the store refused at first and took on a retry (counted in callsRecorded too) */
+  endsRetried: number;
+  /** calls marked `incomplete` while the gateway ran because their end could not be written */
+  callsMarkedIncomplete: number;
 }
 
 /** Whether recording is failing now (disk full, read-only, ...), for /healthz's `degraded`. */
@@ -21,6 +25,14 @@ export interface RecordingFailureState {
   failing: boolean;
   /** the newest failed write: when, at which stage, the driver's code (`SQLITE_FULL`, `SQLITE_READONLY`, ...) */
   lastFailure: { at: number; stage: 'begin' | 'finish'; code: string | null; message: string } | null;
+  /** calls whose `in_progress` row is written but whose end the store refused, waiting for a retry (degraded while > 0) */
+  endsWaiting: number;
+}
+
+/** What `close()` left behind. */
+export interface RecorderCloseReport {
+  /** calls left `in_progress` (their end could not be written, nor the `incomplete` mark); the next start marks them */
+  unfinishedCalls: number;
 }
 
 /** The recording thread's state (worker mode only). */
@@ -50,7 +62,8 @@ export interface RecorderHealth extends RecordingFailureState {
  * committed, so a response the harness received in full is always in the store. Prompt ids in a call's raw
  * stream are elided on the writing thread (batch-writer.ts), the same in both modes.
  * A failed write is never silent: it is counted and logged, and under the `refuse` policy `finish` rejects
- * with TT_RECORDING_FAILED so the response is withheld.
+ * with TT_RECORDING_FAILED so the response is withheld. A refused end of a call whose row is written is retried on
+ * the writing thread until the call reaches a final status (end-retries.ts).
  *
  * @example
  * const callId = recorder.begin(input);          // returns at once; the row is written on the next tick
@@ -67,8 +80,11 @@ export interface Recorder {
   /** Resolves once writes can be committed (the recording thread opened the store); rejects if it cannot. */
   ready(): Promise<void>;
   health(): RecorderHealth;
-  /** Commits everything queued, then stops (the recording thread exits). */
-  close(): Promise<void>;
+  /**
+   * Commits everything queued, tries the ends still waiting once more (else marks them incomplete), then stops (the
+   * recording thread exits); resolves with how many calls were left `in_progress`.
+   */
+  close(): Promise<RecorderCloseReport>;
 }
 
 /**

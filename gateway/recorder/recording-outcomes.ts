@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FinishCallInput } from '../../store/types.js';
 import type { RecorderWrite } from './batch-writer.js';
+import type { EndsReport } from './end-retries.js';
 import type { RecorderCounters, RecordingFailureState } from './recorder.js';
 
 /** Token ids a finish carries, counted before its arrays may be handed to another thread. */
@@ -25,12 +26,14 @@ const REMINDER_MS = 60_000;
 export class RecordingOutcomes {
   readonly counters: RecorderCounters = {
     callsStarted: 0, callsRecorded: 0, recordingFailures: 0, batchesCommitted: 0, promptTokensRecorded: 0, completionTokensRecorded: 0,
+    endsRetried: 0, callsMarkedIncomplete: 0,
   };
   readonly #log: FastifyBaseLogger;
   #failing = false;
   #burstFailures = 0;
   #lastLoggedAt = 0;
   #lastFailure: RecordingFailureState['lastFailure'] = null;
+  #endsWaiting = 0;
 
   constructor(log: FastifyBaseLogger) {
     this.#log = log;
@@ -42,19 +45,37 @@ export class RecordingOutcomes {
       this.#failed(error, write.kind, callId);
       return;
     }
-    if (this.#failing) {
-      this.#log.warn({ failures: this.#burstFailures, since: this.#lastFailure?.at }, 'recording works again');
-      this.#failing = false;
-    }
+    this.#worksAgain();
     if (write.kind !== 'finish') return;
     this.counters.callsRecorded++;
     this.counters.promptTokensRecorded += tokens?.prompt ?? 0;
     this.counters.completionTokensRecorded += tokens?.completion ?? 0;
   }
 
-  /** Whether the newest write failed, and the newest failure. */
+  /** What the end retries on the writing thread did (end-retries.ts): ends written late, calls marked incomplete. */
+  ends(report: EndsReport): void {
+    this.#endsWaiting = report.waiting;
+    if (report.recorded + report.markedIncomplete === 0) return;
+    this.counters.callsRecorded += report.recorded;
+    this.counters.endsRetried += report.recorded;
+    this.counters.promptTokensRecorded += report.promptTokens;
+    this.counters.completionTokensRecorded += report.completionTokens;
+    this.counters.callsMarkedIncomplete += report.markedIncomplete;
+    this.#worksAgain();
+    const fields = { recorded: report.recorded, markedIncomplete: report.markedIncomplete, stillWaiting: report.waiting };
+    if (report.markedIncomplete > 0) this.#log.warn(fields, 'calls whose end could not be written are marked incomplete');
+    else this.#log.info(fields, 'ends the store had refused are recorded');
+  }
+
+  /** Whether the newest write failed, the newest failure, and the ends waiting for a retry. */
   failure(): RecordingFailureState {
-    return { failing: this.#failing, lastFailure: this.#lastFailure === null ? null : { ...this.#lastFailure } };
+    return { failing: this.#failing, lastFailure: this.#lastFailure === null ? null : { ...this.#lastFailure }, endsWaiting: this.#endsWaiting };
+  }
+
+  #worksAgain(): void {
+    if (!this.#failing) return;
+    this.#log.warn({ failures: this.#burstFailures, since: this.#lastFailure?.at }, 'recording works again');
+    this.#failing = false;
   }
 
   #failed(error: unknown, stage: RecorderWrite['kind'], callId: string): void {

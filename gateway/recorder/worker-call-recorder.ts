@@ -3,7 +3,10 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BeginCallInput, FinishCallInput } from '../../store/types.js';
 import type { RecorderWrite } from './batch-writer.js';
-import { settleFinish, type Recorder, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy, type RecordWorkerHealth } from './recorder.js';
+import type { UnwrittenEnd } from './end-retries.js';
+import {
+  settleFinish, type Recorder, type RecorderCloseReport, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy, type RecordWorkerHealth,
+} from './recorder.js';
 import { countTokens, RecordingOutcomes, type TokenCounts } from './recording-outcomes.js';
 import {
   fromWireError, RECORD_WORKER_PROTOCOL, toTransferableFinish, type FromRecordWorker, type RecordWorkerData, type ToRecordWorker,
@@ -69,7 +72,7 @@ export class WorkerCallRecorder implements Recorder {
   #posted: QueuedWrite[] = [];
   #postScheduled = false;
   #crashTimes: number[] = [];
-  #closed: Promise<void> | null = null;
+  #closed: Promise<RecorderCloseReport> | null = null;
   #onClosed: () => void = () => undefined;
 
   constructor(options: WorkerCallRecorderOptions) {
@@ -100,19 +103,24 @@ export class WorkerCallRecorder implements Recorder {
   }
 
   finish(callId: string, result: FinishCallInput): Promise<void> {
+    return this.#finish(callId, result, this.#options.policy === 'refuse' ? 'mark-incomplete' : 'retry');
+  }
+
+  async finishQuietly(callId: string, result: FinishCallInput): Promise<void> {
+    // the harness gets an error either way: the end says what it got, so a refused one is worth writing again
+    await this.#finish(callId, result, 'retry').catch(() => undefined);
+  }
+
+  #finish(callId: string, result: FinishCallInput, ifUnwritten: UnwrittenEnd): Promise<void> {
     const { result: transferable, transfer } = toTransferableFinish(result);
     return new Promise<void>((resolve, reject) => {
       this.#enqueue({
-        write: { kind: 'finish', callId, result: transferable },
+        write: { kind: 'finish', callId, result: transferable, ifUnwritten },
         transfer,
         tokens: countTokens(result),
         done: (error) => settleFinish(this.#options.policy, error, resolve, reject),
       });
     });
-  }
-
-  async finishQuietly(callId: string, result: FinishCallInput): Promise<void> {
-    await this.finish(callId, result).catch(() => undefined);
   }
 
   ready(): Promise<void> {
@@ -123,10 +131,11 @@ export class WorkerCallRecorder implements Recorder {
     return { healthy: this.#health.state !== 'failed', mode: 'worker', worker: { ...this.#health }, ...this.#outcomes.failure() };
   }
 
-  close(): Promise<void> {
+  close(): Promise<RecorderCloseReport> {
     if (this.#closed !== null) return this.#closed;
-    this.#closed = new Promise<void>((resolve) => {
-      this.#onClosed = resolve;
+    // the worker's last `ends` report has come by the time it exits: what it counts then is left in progress
+    this.#closed = new Promise<RecorderCloseReport>((resolve) => {
+      this.#onClosed = () => resolve({ unfinishedCalls: this.#outcomes.failure().endsWaiting });
     });
     const worker = this.#worker;
     if (worker === null) {
@@ -214,7 +223,9 @@ export class WorkerCallRecorder implements Recorder {
         this.#settle(queued, wire === null || wire === undefined ? undefined : fromWireError(wire));
       });
       if (this.#posted.length === 0 && this.#queued.length === 0 && this.#closed === null) this.#worker?.unref();
+      return;
     }
+    if (message.type === 'ends') this.#outcomes.ends(message);
   }
 
   #onExit(worker: Worker, code: number): void {
