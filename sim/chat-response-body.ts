@@ -1,4 +1,4 @@
-import type { Qwen3ChatOutput } from '../reconstruct/parsers/parse-qwen3-chat-output.js';
+import type { ChatMessageFields } from './chat-message-fields.js';
 import { chatLogprobsContent, type LogprobFormatting } from './format-logprobs.js';
 import type { Generation } from './generate-completion.js';
 import { setReasoning, setTokenIds, usageInfo } from './response-fields.js';
@@ -11,8 +11,8 @@ export interface ChatAnswer {
   model: string;
   promptTokenIds: readonly number[];
   generation: Generation;
-  /** the parsed message (reasoning parser, then tool parser) */
-  output: Qwen3ChatOutput;
+  /** the message's fields, laid out from the reply's structure as vLLM's parsers would report them */
+  output: ChatMessageFields;
   finishReason: 'stop' | 'length' | 'tool_calls';
   /** set when the request asked `logprobs: true` */
   logprobs: LogprobFormatting | null;

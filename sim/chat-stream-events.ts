@@ -1,6 +1,5 @@
-import type { DeltaToolCall } from '../reconstruct/parsers/create-hermes-tool-call-stream.js';
-import { createQwen3ChatStreamParser, type ChatStreamDelta } from '../reconstruct/parsers/create-qwen3-chat-stream-parser.js';
 import type { ChatAnswer } from './chat-response-body.js';
+import { createChatStreamDeltas, type ChatStreamDelta, type DeltaToolCall } from './chat-stream-deltas.js';
 import { chatLogprobsContent } from './format-logprobs.js';
 import { setReasoning, setTokenIds, usageInfo } from './response-fields.js';
 import { streamGroups } from './stream-groups.js';
@@ -9,11 +8,9 @@ import type { StreamEvent } from './write-response.js';
 export interface ChatStreamInput extends ChatAnswer {
   includeUsage: boolean;
   continuousUsage: boolean;
-  /** run the Hermes tool parser on the stream */
+  /** vLLM's Hermes tool parser runs on this request (tools, and tool_choice not "none") */
   parseToolCalls: boolean;
   namedToolChoice: boolean;
-  /** no `<think>` and no tools: every token is plain content, no parser needed (fast path) */
-  contentOnly: boolean;
   /** old vLLM: tokens the parser swallowed are never sent (see SimBackendOptions.dropStreamedToolCallIds) */
   dropSwallowed: boolean;
   /** tokens per chunk after the first (vLLM's `--stream-interval`, see streamGroups) */
@@ -23,11 +20,12 @@ export interface ChatStreamInput extends ChatAnswer {
 /**
  * The chunks of a streamed chat completion, exactly as vLLM's `chat_completion_stream_generator` sends them
  * (each dumped with `exclude_unset`): the role chunk with the top-level `prompt_token_ids`; one chunk per
- * token with `delta.content`, `delta.reasoning` or `delta.tool_calls`, its `token_ids` and `logprobs`; a
- * token the parsers swallow still gets an empty-delta chunk when token ids or logprobs were asked (PR
+ * token with `delta.content`, `delta.reasoning` or `delta.tool_calls` (cut from the reply's layout, see
+ * createChatStreamDeltas), its `token_ids` and `logprobs`; a token that vLLM's parsers would swallow (tags, the
+ * JSON around tool-call arguments) still gets an empty-delta chunk when token ids or logprobs were asked (PR
  * #29074); the last token's chunk carries `finish_reason`, `stop_reason` and, for the end-of-turn token,
  * `delta: {"content": ""}`; then the usage chunk (`include_usage`) and `[DONE]`. With a stream interval above 1,
- * a chunk carries that many tokens (ids, logprobs and the parsed text of all of them), as `--stream-interval` does.
+ * a chunk carries that many tokens (ids, logprobs and the deltas of all their text), as `--stream-interval` does.
  *
  * @example
  * await writeEventStream(exchange, chatStreamEvents(input), options);
@@ -36,15 +34,17 @@ export function* chatStreamEvents(input: ChatStreamInput): Generator<StreamEvent
   const { plan } = input.generation;
   const promptTokens = input.promptTokenIds.length;
   yield { data: JSON.stringify(roleChunk(input)), tokens: 0 };
-  const parser = input.contentOnly ? null : createQwen3ChatStreamParser({ parseToolCalls: input.parseToolCalls });
+  const deltas = createChatStreamDeltas(input.generation.layout, { parseToolCalls: input.parseToolCalls });
   const sendEmpty = input.returnTokenIds || input.logprobs !== null;
   let waiting = 0;
   let wrongIdsPending = input.wrongTokenIds;
   const count = plan.tokenIds.length;
+  let streamed = 0;
   for (const group of streamGroups(count, input.streamInterval)) {
     // vLLM hands the parsers the group's text as one delta, so one chunk carries all of it
-    const text = plan.tokenTexts.slice(group.start, group.end).join('');
-    const delta = parser === null ? (text === '' ? null : { content: text }) : parser.push(text);
+    const from = streamed;
+    for (let index = group.start; index < group.end; index++) streamed += plan.tokenTexts[index]?.length ?? 0;
+    const delta = deltas.push(from, streamed);
     const last = group.end === count;
     waiting += group.end - group.start;
     if (delta === null && !last && (input.dropSwallowed || !sendEmpty)) continue;
@@ -53,7 +53,7 @@ export function* chatStreamEvents(input: ChatStreamInput): Generator<StreamEvent
       index: 0,
       delta: deltaObject(delta ?? (last ? { content: '' } : {}), input),
       logprobs: input.logprobs === null ? null : { content: chatLogprobsContent(input.logprobs, ids, group.start) },
-      finish_reason: last ? streamFinishReason(input, parser?.toolCallsStreamed ?? false) : null,
+      finish_reason: last ? streamFinishReason(input, deltas.toolCallsStreamed) : null,
     };
     if (last) choice.stop_reason = plan.stopReason;
     setTokenIds(choice, 'token_ids', wrongIdsPending ? [ids[0] ?? 0, ...ids] : ids, { requested: input.returnTokenIds, unrequested: input.unrequestedTokenIds });
@@ -103,6 +103,5 @@ function toolCallObject(call: DeltaToolCall): Record<string, unknown> {
 // vLLM: "tool_calls" when the stream carried tool calls for auto/required tool_choice, "stop" for a named one
 function streamFinishReason(input: ChatStreamInput, toolCallsStreamed: boolean): string {
   const finish = input.generation.plan.finishReason;
-  if (input.contentOnly) return finish;
   return toolCallsStreamed && !input.namedToolChoice && finish === 'stop' ? 'tool_calls' : finish;
 }

@@ -2,7 +2,7 @@ import { createIncrementalDetokenizer } from '../reconstruct/tokenizer/create-in
 import type { HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
 import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
-import { renderReplyText, type SimReply } from './render-reply-text.js';
+import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './render-reply-text.js';
 import { appendRecord, type SimContext } from './sim-context.js';
 import type { ResolvedSimFault } from './sim-fault.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
@@ -49,6 +49,8 @@ export interface GenerationSettings {
 
 export interface Generation {
   plan: CompletionPlan;
+  /** the whole reply as rendered, and where its parts sit: the answer's fields and deltas are cut from it */
+  layout: ReplyLayout;
   /** sampled logprob per completion position */
   logprobs: number[];
   /** the streamed text joined */
@@ -67,18 +69,21 @@ export async function generateCompletion(context: SimContext, decision: ReplyDec
   const plan = planCompletion({ ...reply, maxTokens: settings.maxTokens, stop: settings.stop, stopTokenIds: settings.stopTokenIds });
   return {
     plan,
+    layout: reply.layout,
     logprobs: sampledLogprobs({ seed: context.seed, promptHash: settings.promptHash }, plan.tokenIds),
     text: plan.tokenTexts.join(''),
   };
 }
 
 interface ReplyTokens {
+  layout: ReplyLayout;
   tokenIds: readonly number[];
   tokenTexts: readonly string[];
   endsTurn: boolean;
 }
 
 const cannedWithEnd = CANNED_REPLIES.map((canned) => ({
+  layout: contentLayout(canned.tokenTexts.join('')),
   tokenIds: [...canned.tokenIds, QWEN_IM_END_ID],
   tokenTexts: [...canned.tokenTexts, ''],
   endsTurn: true,
@@ -105,17 +110,22 @@ async function replyTokens(context: SimContext, reply: SimReply, thinking: boole
 }
 
 function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean): ReplyTokens {
-  const tokenIds = tokenizer.encode(renderReplyText(reply, { thinking }));
-  // vLLM skips special tokens in output text (`skip_special_tokens: true`)
+  const layout = renderReply(reply, { thinking });
+  const tokenIds = tokenizer.encode(layout.text);
+  // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special
   const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: true });
   const tokenTexts = tokenIds.map((id) => detokenizer.push(id));
   if (tokenTexts.length > 0) tokenTexts[tokenTexts.length - 1] += detokenizer.flush();
+  // the parts' offsets index the rendered text, so the streamed text must be that text
+  if (tokenTexts.join('') !== layout.text) {
+    throw new VllmError(500, 'The simulator cannot stream this reply: its tokens do not decode back to the rendered text (a tokenizer that normalizes text differently).');
+  }
   const endsTurn = reply.finishReason !== 'length';
   if (endsTurn) {
     tokenIds.push(tokenizer.eosTokenId ?? QWEN_IM_END_ID);
     tokenTexts.push('');
   }
-  return { tokenIds, tokenTexts, endsTurn };
+  return { layout, tokenIds, tokenTexts, endsTurn };
 }
 
 /**

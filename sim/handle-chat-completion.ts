@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseQwen3ChatOutput, type Qwen3ChatOutput } from '../reconstruct/parsers/parse-qwen3-chat-output.js';
 import { actEarlyFault } from './act-early-fault.js';
+import { chatMessageFields, type ChatMessageFields } from './chat-message-fields.js';
 import { chatFacts, chatSettings, renderChatPrompt, type ChatSettings } from './chat-prompt.js';
 import { chatResponseBody, type ChatAnswer } from './chat-response-body.js';
 import { chatStreamEvents } from './chat-stream-events.js';
+import { checkChatReply } from './check-chat-reply.js';
 import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.js';
 import { chatRequestSchema, readGenerationRequest, usageOptions, type ChatRequest } from './read-generation-request.js';
 import { bodyBytes, checkModel, fastPromptIds, resolveMaxTokens, seedHash, stopConditions } from './request-basics.js';
@@ -15,7 +16,8 @@ import type { SimGenerationRecord } from './sim-generation-record.js';
 
 /**
  * `POST /v1/chat/completions`, streamed or not: template and tokenize the messages, pick the reply (script,
- * policy or canned), generate, parse reasoning and tool calls, record, answer like vLLM.
+ * policy or canned), generate, lay the reply's reasoning, content and tool calls out as vLLM reports them (from the
+ * reply's structure: nothing is parsed), record, answer like vLLM.
  *
  * @example
  * registerChatCompletions(app, context);
@@ -38,10 +40,10 @@ async function chatCompletion(context: SimContext, request: FastifyRequest, repl
     seededPolicyReply({ random, thinking: settings.thinking, tools: settings.tools, toolChoice: body.tool_choice }),
   );
   record.scriptEntry = decision.scriptEntry;
+  checkChatReply(decision.reply, decision.scriptEntry);
   if (actEarlyFault(context, record, decision.fault, reply)) return;
   const generation = await generateCompletion(context, decision, { thinking: settings.thinking, maxTokens, promptHash: hash, ...stopConditions(body) });
-  const contentOnly = !settings.parseToolCalls && !generation.text.includes('<think>');
-  const output = contentOnly ? { reasoning: null, content: generation.text, toolCalls: [] } : parseQwen3ChatOutput(generation.text, settings);
+  const output = chatMessageFields(generation.layout, { textEnd: generation.text.length, parseToolCalls: settings.parseToolCalls });
   const answer = chatAnswer(context, record, body, settings, generation, output, hash);
   fillRecord(record, answer, decision.fault);
   const streamInput = {
@@ -49,7 +51,6 @@ async function chatCompletion(context: SimContext, request: FastifyRequest, repl
     ...usageOptions(body),
     parseToolCalls: settings.parseToolCalls,
     namedToolChoice: settings.namedToolChoice,
-    contentOnly,
     dropSwallowed: context.dropStreamedToolCallIds,
     streamInterval: context.streamInterval,
   };
@@ -81,7 +82,7 @@ function chatAnswer(
   body: ChatRequest,
   settings: ChatSettings,
   generation: Generation,
-  output: Qwen3ChatOutput,
+  output: ChatMessageFields,
   hash: number,
 ): ChatAnswer {
   const calledTools = output.toolCalls.length > 0 && !settings.namedToolChoice;

@@ -17,7 +17,8 @@ const DEFAULT_COMPLETION_MAX_TOKENS = 16;
 
 /**
  * `POST /v1/completions`: a text or token-id prompt, no chat template and no reasoning or tool parsing
- * (vLLM runs neither on completions); token ids and the prompt's ids come back inside the choice.
+ * (vLLM runs neither on completions): a structured reply comes back as the text the model writes for it. Token
+ * ids and the prompt's ids come back inside the choice.
  *
  * @example
  * registerCompletions(app, context);
@@ -41,7 +42,8 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   );
   record.scriptEntry = decision.scriptEntry;
   if (actEarlyFault(context, record, decision.fault, reply)) return;
-  const generation = await generateCompletion(context, decision, { thinking: false, maxTokens, promptHash: hash, ...stopConditions(body) });
+  const thinking = opensThinkingTurn(record);
+  const generation = await generateCompletion(context, decision, { thinking, maxTokens, promptHash: hash, ...stopConditions(body) });
   const answer = completionAnswer(context, record, body, generation, hash);
   answer.wrongTokenIds = decision.fault?.kind === 'wrong-token-ids';
   Object.assign(record, {
@@ -57,6 +59,20 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
     body: () => completionResponseBody(answer),
     events: () => completionStreamEvents(answer),
   });
+}
+
+// `<|im_start|>assistant\n` in Qwen3's vocabulary
+const ASSISTANT_TURN_IDS = [151644, 77091, 198];
+
+/**
+ * A scripted reply's reasoning is written (as `<think>…</think>`) when the prompt ends by opening a Qwen3 assistant
+ * turn with thinking left on, as a chat prompt rendered by a token-faithful gateway does: the model then thinks
+ * first. After the template's thinking-off opening (`<think>\n\n</think>\n\n`) or a plain text prompt it does not.
+ */
+function opensThinkingTurn(record: SimGenerationRecord): boolean {
+  if (record.promptText !== null) return record.promptText.endsWith('<|im_start|>assistant\n');
+  const ids = record.promptTokenIds;
+  return ASSISTANT_TURN_IDS.every((id, index) => ids[ids.length - ASSISTANT_TURN_IDS.length + index] === id);
 }
 
 function completionFacts(body: CompletionRequest, record: SimGenerationRecord): RequestFacts {

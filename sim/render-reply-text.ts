@@ -1,37 +1,114 @@
-import { pythonJsonDumps } from '../reconstruct/parsers/python-json-dumps.js';
+import { pythonJsonDumps } from './python-json-dumps.js';
 
 /** A reply before it is written out as model text: from a script entry or the seeded policy. */
 export interface SimReply {
-  /** the exact completion text; when set, the structured fields are ignored */
+  /** raw completion text, answered as content only; when set, the structured fields are ignored */
   text?: string;
   reasoning?: string;
   content?: string;
+  /** string arguments are JSON object text, written as is */
   toolCalls?: Array<{ name: string; arguments: Record<string, unknown> | string }>;
   /** "length": the model did not finish its turn (no end-of-turn token) */
   finishReason?: 'stop' | 'length';
 }
 
+/** One tool call of a rendered reply; offsets into the reply text, `end` exclusive. */
+export interface RenderedToolCall {
+  name: string;
+  /** the arguments exactly as written (JSON object text) */
+  argumentsText: string;
+  /** where `<tool_call>` starts */
+  start: number;
+  /** just past the closing quote of the name: vLLM's Hermes parser names the call once this has streamed */
+  nameEnd: number;
+  argumentsStart: number;
+  argumentsEnd: number;
+  /** just past the call's JSON object, before `\n</tool_call>` */
+  jsonEnd: number;
+  /** just past `</tool_call>` */
+  end: number;
+}
+
 /**
- * Writes a reply as Qwen3 generates it, so that the chat template renders the same text when the reply
- * comes back as history: `<think>\n{reasoning}\n</think>\n\n` (only when thinking is on and reasoning is
- * given), the content, then each tool call as `<tool_call>\n{"name": "…", "arguments": {…}}\n</tool_call>`,
- * separated by "\n" exactly where the Qwen3 template puts one (before a call that follows content or
- * another call). Arguments print like the template's `tojson`.
+ * A rendered reply and where each of its parts sits in the text, so the answer's fields and its streamed
+ * deltas come from the structure, never from reading the text back.
+ */
+export interface ReplyLayout {
+  text: string;
+  /** the think block: `<think>` at 0, reasoning in [reasoningStart, reasoningEnd), `</think>` ends at contentStart */
+  think: { reasoningStart: number; reasoningEnd: number } | null;
+  /** where the answer starts (after `</think>`, else 0); content runs to the first tool call or the end */
+  contentStart: number;
+  toolCalls: readonly RenderedToolCall[];
+}
+
+export const THINK_OPEN = '<think>';
+export const THINK_CLOSE = '</think>';
+export const TOOL_CALL_OPEN = '<tool_call>';
+export const TOOL_CALL_CLOSE = '</tool_call>';
+
+/**
+ * Writes a reply as Qwen3 generates it, so that the chat template renders the same text when the reply comes back
+ * as history: `<think>\n{reasoning}\n</think>\n\n` (only when thinking is on and reasoning is given), the content,
+ * then each tool call as `<tool_call>\n{"name": "…", "arguments": {…}}\n</tool_call>`, separated by "\n" exactly
+ * where the Qwen3 template puts one (before a call that follows content or another call). Object arguments print
+ * like the template's `tojson`. A raw `text` is laid out as content only.
+ *
+ * @example
+ * renderReply({ content: 'Checking.', toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { thinking: false }).toolCalls[0].start;
+ * // 10
+ */
+export function renderReply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
+  // Qwen3's tokenizer normalizes to NFC, so the tokens decode to the NFC text: the offsets must index that text
+  if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'));
+  let text = '';
+  let think: ReplyLayout['think'] = null;
+  if (options.thinking && reply.reasoning !== undefined) {
+    text = `${THINK_OPEN}\n${reply.reasoning.normalize('NFC')}\n`;
+    think = { reasoningStart: THINK_OPEN.length, reasoningEnd: text.length };
+    text += `${THINK_CLOSE}\n\n`;
+  }
+  const contentStart = think === null ? 0 : think.reasoningEnd + THINK_CLOSE.length;
+  const content = (reply.content ?? '').normalize('NFC');
+  text += content;
+  const toolCalls: RenderedToolCall[] = [];
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    if (index > 0 || content !== '') text += '\n';
+    const written = (typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments)).normalize('NFC');
+    const name = call.name.normalize('NFC');
+    const start = text.length;
+    text += `${TOOL_CALL_OPEN}\n{"name": "${name}`;
+    const nameEnd = text.length + 1;
+    text += '", "arguments": ';
+    // leading or trailing blanks of a string argument are JSON whitespace, not part of the value
+    const argumentsStart = text.length + (written.length - written.trimStart().length);
+    text += written;
+    const argumentsEnd = text.length - (written.length - written.trimEnd().length);
+    text += '}';
+    const jsonEnd = text.length;
+    text += `\n${TOOL_CALL_CLOSE}`;
+    toolCalls.push({ name, argumentsText: written.trim(), start, nameEnd, argumentsStart, argumentsEnd, jsonEnd, end: text.length });
+  }
+  return { text, think, contentStart, toolCalls };
+}
+
+/**
+ * A text that is all content (a raw script `text`, a canned reply).
+ *
+ * @example
+ * contentLayout('Hi!'); // { text: 'Hi!', think: null, contentStart: 0, toolCalls: [] }
+ */
+export function contentLayout(text: string): ReplyLayout {
+  return { text, think: null, contentStart: 0, toolCalls: [] };
+}
+
+/**
+ * The reply's model text (see renderReply).
  *
  * @example
  * renderReplyText({ content: 'Checking.', toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { thinking: false });
  * // 'Checking.\n<tool_call>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>'
  */
 export function renderReplyText(reply: SimReply, options: { thinking: boolean }): string {
-  if (reply.text !== undefined) return reply.text;
-  let text = '';
-  if (options.thinking && reply.reasoning !== undefined) text += `<think>\n${reply.reasoning}\n</think>\n\n`;
-  const content = reply.content ?? '';
-  text += content;
-  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
-    if (index > 0 || content !== '') text += '\n';
-    const argumentsText = typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments);
-    text += `<tool_call>\n{"name": "${call.name}", "arguments": ${argumentsText}}\n</tool_call>`;
-  }
-  return text;
+  return renderReply(reply, options).text;
 }

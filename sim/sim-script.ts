@@ -18,16 +18,31 @@ const scriptMatchSchema = z.strictObject({
 
 const scriptToolCallSchema = z.strictObject({
   name: z.string(),
-  /** an object (printed like the chat template's `tojson`) or a raw JSON string used as is */
-  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).default({}),
+  /**
+   * an object (printed like the chat template's `tojson`) or the text of a JSON object, written as is; the answer
+   * is built from it (vLLM re-dumps the arguments of a non-streamed call), so it must be a JSON object
+   */
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string().refine(isJsonObjectText, 'a string `arguments` must be the text of a JSON object')]).default({}),
 });
 
-/** One scripted reply. Use either `text` (the exact completion text) or the structured fields. */
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** One scripted reply. Use either `text` (raw completion text, answered as content only) or the structured fields. */
 export const simScriptEntrySchema = z.strictObject({
   match: scriptMatchSchema.optional(),
   /** how many requests this entry answers; "forever" never runs out */
   times: z.union([z.number().int().positive(), z.literal('forever')]).default(1),
-  /** the raw completion text the model generates (before the end-of-turn token) */
+  /**
+   * the raw completion text the model generates (before the end-of-turn token), answered as content only: the
+   * simulator parses no output, so a chat reply with reasoning or tool calls uses the fields below
+   */
   text: z.string().optional(),
   /** becomes `<think>\n…\n</think>\n\n` when thinking is on (Qwen3's default) */
   reasoning: z.string().optional(),

@@ -3,7 +3,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimScript } from '../../sim/index.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
-import { answerText, extendsCall, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepText } from './token-faithful-fixtures.js';
+import { answerReply, extendsCall, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepReply } from './token-faithful-fixtures.js';
 
 let setup: GatewayWithSim | undefined;
 afterEach(async () => {
@@ -40,7 +40,7 @@ async function twoToolTurns(client: OpenAI): Promise<ChatCompletionMessageParam[
 
 describe('token-faithful fallback: a request that extends no earlier call is rendered fresh, and says why', () => {
   it('renders an edited history (a middle message dropped) fresh: history-edited, naming the call and the message', async () => {
-    setup = await startTokenFaithful(orderedScript([stepText(1), stepText(2), answerText('edited'), answerText('again')]));
+    setup = await startTokenFaithful(orderedScript([stepReply(1), stepReply(2), answerReply('edited'), answerReply('again')]));
     const client = new OpenAI({ baseURL: setup.openaiBase('edit'), apiKey: 'x', maxRetries: 0 });
     const messages = await twoToolTurns(client);
     const edited = messages.filter((_, index) => index !== 1);
@@ -57,7 +57,7 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
   });
 
   it('extends the earlier call a rewound history still matches (a branch), not the newest', async () => {
-    setup = await startTokenFaithful(orderedScript([stepText(1), stepText(2), answerText('branch')]));
+    setup = await startTokenFaithful(orderedScript([stepReply(1), stepReply(2), answerReply('branch')]));
     const client = new OpenAI({ baseURL: setup.openaiBase('branch'), apiKey: 'x', maxRetries: 0 });
     const messages = await twoToolTurns(client);
     // the second turn is dropped and the first tool result replaced: a retry from after the first assistant turn
@@ -69,7 +69,7 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
   });
 
   it('renders fresh when the tools change (settings-changed) and when another conversation starts (unrelated-history)', async () => {
-    setup = await startTokenFaithful(orderedScript([stepText(1), answerText('fewer tools'), answerText('other')]));
+    setup = await startTokenFaithful(orderedScript([stepReply(1), answerReply('fewer tools'), answerReply('other')]));
     const client = new OpenAI({ baseURL: setup.openaiBase('settings'), apiKey: 'x', maxRetries: 0 });
     const messages: ChatCompletionMessageParam[] = [SYSTEM, { role: 'user', content: 'Read a note.' }];
     const assistant = await ask(client, messages);
@@ -97,7 +97,7 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
   });
 
   it('sends a conversation it cannot render to the chat endpoint as usual (plain), saying why', async () => {
-    setup = await startTokenFaithful(orderedScript([answerText('never')]));
+    setup = await startTokenFaithful(orderedScript([answerReply('never')]));
     const client = new OpenAI({ baseURL: setup.openaiBase('plain'), apiKey: 'x', maxRetries: 0 });
     const broken: ChatCompletionMessageParam[] = [
       { role: 'user', content: 'Hi' },
@@ -126,7 +126,7 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
   });
 
   it('leaves models it does not cover on the chat endpoint', async () => {
-    setup = await startTokenFaithful(orderedScript([answerText('plain')]), { gateway: { tokenFaithful: ['some-other-model'] } });
+    setup = await startTokenFaithful(orderedScript([answerReply('plain')]), { gateway: { tokenFaithful: ['some-other-model'] } });
     const client = new OpenAI({ baseURL: setup.openaiBase('uncovered'), apiKey: 'x', maxRetries: 0 });
     await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] });
     expect(setup.sim.log[0]!.endpoint).toBe('chat');

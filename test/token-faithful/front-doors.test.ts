@@ -7,10 +7,10 @@ import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { CallRow } from '../../store/types.js';
 import { expectCallsMatchSim } from '../helpers/expect-calls-match-sim.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
-import { answerText, expectPromptChain, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepText } from './token-faithful-fixtures.js';
+import { answerReply, expectPromptChain, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepReply } from './token-faithful-fixtures.js';
 
 const ANSWER = 'Both notes are read.';
-const SCRIPT = orderedScript([stepText(1), stepText(2), answerText(ANSWER)]);
+const SCRIPT = orderedScript([stepReply(1), stepReply(2), answerReply(ANSWER)]);
 const REASONING = (step: number): string => `\nStep ${step}: I read the next note.\n`;
 
 let setup: GatewayWithSim | undefined;

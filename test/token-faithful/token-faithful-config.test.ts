@@ -4,7 +4,7 @@ import { loadConfig } from '../../cli/load-config.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { createGateway } from '../../gateway/create-gateway.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
-import { answerText, MODEL, orderedScript, startTokenFaithful } from './token-faithful-fixtures.js';
+import { answerReply, MODEL, orderedScript, startTokenFaithful } from './token-faithful-fixtures.js';
 
 let setup: GatewayWithSim | undefined;
 afterEach(async () => {
@@ -29,10 +29,10 @@ describe('token-faithful configuration', () => {
   });
 
   it('renders through the backend /tokenize without a model folder, giving the same ids as the folder', async () => {
-    const texts = [answerText('one'), answerText('two')];
+    const replies = [answerReply('one'), answerReply('two')];
     const prompts: number[][][] = [];
     for (const render of ['local', 'backend'] as const) {
-      setup = await startTokenFaithful(orderedScript(texts), { render });
+      setup = await startTokenFaithful(orderedScript(replies), { render });
       const client = new OpenAI({ baseURL: setup.openaiBase('render'), apiKey: 'x', maxRetries: 0 });
       const first = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'One?' }] });
       await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'One?' }, first.choices[0]!.message, { role: 'user', content: 'Two?' }] });
@@ -46,7 +46,7 @@ describe('token-faithful configuration', () => {
   });
 
   it('leaves a request with images to the chat endpoint', async () => {
-    setup = await startTokenFaithful(orderedScript([answerText('a cat')]));
+    setup = await startTokenFaithful(orderedScript([answerReply('a cat')]));
     const client = new OpenAI({ baseURL: setup.openaiBase('image'), apiKey: 'x', maxRetries: 0 });
     await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }] });
     expect(setup.gateway.store.listCalls('image')[0]!.metadata.tokenFaithful).toEqual({ mode: 'plain', reason: 'multimodal-content' });

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { GatewayOptions } from '../../gateway/create-gateway.js';
 import { qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
 import type { SimBackendOptions, SimScript } from '../../sim/index.js';
-import { renderReplyText } from '../../sim/render-reply-text.js';
+import type { SimReply } from '../../sim/render-reply-text.js';
 import type { CallRow } from '../../store/types.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 
@@ -18,19 +18,22 @@ export const STEP_TOOL = {
   },
 };
 
-/** What the model writes at step `step` of a trajectory: reasoning, then a tool call (Qwen3's own text). */
-export function stepText(step: number): string {
-  return renderReplyText({ reasoning: `Step ${step}: I read the next note.`, toolCalls: [{ name: 'read_step', arguments: { step, label: `note ${step}` } }] }, { thinking: true });
+/** What the model does at step `step` of a trajectory: reasoning, then a tool call. */
+export function stepReply(step: number): SimReply {
+  return { reasoning: `Step ${step}: I read the next note.`, toolCalls: [{ name: 'read_step', arguments: { step, label: `note ${step}` } }] };
 }
 
 /** The final answer of a trajectory. */
-export function answerText(answer: string): string {
-  return renderReplyText({ reasoning: 'I have read every note.', content: answer }, { thinking: true });
+export function answerReply(answer: string): SimReply {
+  return { reasoning: 'I have read every note.', content: answer };
 }
 
-/** Script entries answering in order, once each, on any endpoint (a token-id prompt has no text to match on). */
-export function orderedScript(texts: string[]): SimScript {
-  return { replies: texts.map((text) => ({ text })), otherwise: 'error' };
+/**
+ * Script entries answering in order, once each, on any endpoint (a token-id prompt has no text to match on): the
+ * chat endpoint answers their fields, the completions endpoint the text Qwen3 writes for them (thinking on).
+ */
+export function orderedScript(replies: SimReply[]): SimScript {
+  return { replies: replies.map((reply) => ({ ...reply })), otherwise: 'error' };
 }
 
 /**

@@ -3,11 +3,11 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { afterEach, describe, expect, it } from 'vitest';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
-import { answerText, expectPromptChain, extendsCall, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepText } from './token-faithful-fixtures.js';
+import { answerReply, expectPromptChain, extendsCall, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepReply } from './token-faithful-fixtures.js';
 
 const TURNS = 20;
 const ANSWER = 'All nineteen notes are read.';
-const SCRIPT_TEXTS = [...Array.from({ length: TURNS - 1 }, (_, index) => stepText(index + 1)), answerText(ANSWER)];
+const SCRIPT_REPLIES = [...Array.from({ length: TURNS - 1 }, (_, index) => stepReply(index + 1)), answerReply(ANSWER)];
 
 let setup: GatewayWithSim | undefined;
 afterEach(async () => {
@@ -43,7 +43,7 @@ async function runToolLoop(baseURL: string, stream: boolean): Promise<{ turns: n
 
 describe('a 20-turn Qwen3 tool trajectory (thinking on) through the openai client', () => {
   it('breaks the prompt chain at every turn in plain mode: the template drops earlier <think>', async () => {
-    setup = await startTokenFaithful(orderedScript(SCRIPT_TEXTS), { tokenFaithful: false });
+    setup = await startTokenFaithful(orderedScript(SCRIPT_REPLIES), { tokenFaithful: false });
     const result = await runToolLoop(setup.openaiBase('plain'), false);
     expect(result).toEqual({ turns: TURNS, answer: `\n\n${ANSWER}` });
     const calls = setup.gateway.store.listCalls('plain');
@@ -55,7 +55,7 @@ describe('a 20-turn Qwen3 tool trajectory (thinking on) through the openai clien
 
   for (const stream of [false, true]) {
     it(`keeps every prompt token-identical in token-faithful mode (${stream ? 'streamed' : 'not streamed'}): one chain of 20 calls`, async () => {
-      setup = await startTokenFaithful(orderedScript(SCRIPT_TEXTS));
+      setup = await startTokenFaithful(orderedScript(SCRIPT_REPLIES));
       const result = await runToolLoop(setup.openaiBase('faithful'), stream);
       expect(result).toEqual({ turns: TURNS, answer: `\n\n${ANSWER}` });
       const calls = setup.gateway.store.listCalls('faithful');

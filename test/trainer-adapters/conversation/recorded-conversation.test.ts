@@ -9,7 +9,6 @@ import { readConversationMessage } from '../../../trainer-adapters/conversation/
 import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import { recordedChat, type AssistantMessage } from '../../reconstruct/chat-through-gateway.js';
 import { orderedScript, startTokenFaithful } from '../../token-faithful/token-faithful-fixtures.js';
-import { renderReplyText } from '../../../sim/render-reply-text.js';
 
 const SCRIPT: SimScript = {
   replies: [
@@ -23,10 +22,10 @@ const CALCULATOR = {
   function: { name: 'calculator', description: 'Adds two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } },
 };
 const QUESTION = 'What is 17 + 25? Use the calculator.';
-/** The same replies as raw completions text, in order: a token-id prompt has no messages to match on. */
+/** The same replies in order: a token-id prompt has no messages to match on. */
 const FAITHFUL_SCRIPT = orderedScript([
-  renderReplyText({ reasoning: 'I will use the tool.', toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }] }, { thinking: true }),
-  renderReplyText({ reasoning: 'The calculator says 42.', content: 'The answer is 42 — ✓.' }, { thinking: true }),
+  { reasoning: 'I will use the tool.', toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }] },
+  { reasoning: 'The calculator says 42.', content: 'The answer is 42 — ✓.' },
 ]);
 
 let setup: GatewayWithSim | undefined;
