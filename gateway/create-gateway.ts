@@ -25,6 +25,7 @@ import { registerObservabilityRoutes } from './metrics/register-observability-ro
 import { answerClientError } from './security/answer-client-error.js';
 import { answerFrameworkError, MAX_PARAM_LENGTH } from './security/answer-framework-error.js';
 import { registerJsonBodyParser } from './security/json-body-parser.js';
+import { registerHostCheck } from './security/host-check.js';
 import { registerLingeringClose } from './security/linger-before-close.js';
 import { registerRateLimit } from './security/rate-limit.js';
 import { publicBindWarnings } from './security/public-bind-warnings.js';
@@ -170,6 +171,8 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   registerJsonBodyParser(app, { maxDepth: context.config.maxJsonDepth });
   // a body refused while still arriving (413, 415) is read to its end or for a few seconds before the socket closes
   registerLingeringClose(app);
+  // a Host that is not this gateway's (DNS rebinding) is 421 before anything else, the rate limit included
+  registerHostCheck(app, context.config);
   if (context.config.rateLimit !== undefined) registerRateLimit(app, context, context.config.rateLimit);
   // /healthz, /metrics and the hooks counting every request and error answered
   registerObservabilityRoutes(app, context);

@@ -12,6 +12,7 @@ const FLAG_HELP: Record<string, string> = {
   db: 'SQLite database file, default ./tokentap.db',
   port: 'port to listen on, default 4000',
   host: 'address to bind, default 127.0.0.1',
+  'allowed-hosts': 'Host header names answered besides loopback, IP addresses and --public-url (DNS rebinding guard; others: 421), comma-separated, .example.com for subdomains, * for any',
   'body-limit': 'largest request body in bytes, default 67108864 (64 MiB)',
   'max-header-size': 'largest request line + headers in bytes (more: 431), default 16384',
   'max-json-depth': 'deepest nesting of a JSON body (deeper: 400), default 512, at most 1000',

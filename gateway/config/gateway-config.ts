@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { rateLimitSetting } from '../security/rate-limit-setting.js';
+import { hostnameOf } from '../security/host-check.js';
 
 /**
  * Every setting of the gateway, in one vocabulary: `backendUrl` = `--backend-url` = `TOKENTAP_BACKEND_URL`.
@@ -16,6 +17,18 @@ export const gatewayConfigSchema = z.strictObject({
   port: z.coerce.number().int().min(0).max(65535).default(4000),
   /** address to bind; loopback unless told otherwise */
   host: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Host header names answered besides the loopback names, IP addresses, a named `host` and the host of
+   * `publicUrl` (a DNS rebinding guard, docs/security.md): `.example.com` takes it and its subdomains, `*` any
+   * Host (the check off); a comma-separated string is accepted (flag and env). Others get 421
+   */
+  allowedHosts: z
+    .union([z.string(), z.array(z.string().min(1))])
+    .transform(splitModelList)
+    .refine((entries) => entries.every((entry) => entry === '*' || hostnameOf(entry.replace(/^\./, '')) !== null), {
+      message: 'allowedHosts are host names or addresses (gpu-node-3, .cluster.local, 10.0.0.5), or *',
+    })
+    .default([]),
   /** largest request body in bytes (Claude Code contexts exceed fastify's 1 MiB default) */
   bodyLimit: z.coerce.number().int().positive().default(64 * 1024 * 1024),
   /** largest request head (request line and headers) in bytes; more is answered 431 (Node's own default) */

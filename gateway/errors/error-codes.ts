@@ -61,6 +61,8 @@ export const ERROR_CODES = {
   TT_SHUTTING_DOWN: { status: 503, type: 'api_error', message: 'tokentap is shutting down' },
   /** the harness closed its connection before the answer was complete (or a shutdown cut it); recorded only: nobody is left to answer. 499 as nginx's "client closed request" */
   TT_CLIENT_ABORTED: { status: 499, type: 'invalid_request_error', message: 'The harness closed its connection before the answer was complete' },
+  /** a Host header that is not a name the gateway answers to (`allowedHosts`; a DNS rebinding guard) */
+  TT_HOST_NOT_ALLOWED: { status: 421, type: 'invalid_request_error', message: 'This gateway does not answer for that Host' },
   /** an unexpected failure inside tokentap */
   TT_INTERNAL: { status: 500, type: 'api_error', message: 'Internal error' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
