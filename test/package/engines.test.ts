@@ -17,7 +17,7 @@ interface LockEntry {
 }
 
 const root = new URL('../../', import.meta.url);
-const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { engines: { node: string } };
+const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { engines: { node: string }; overrides?: unknown };
 const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')) as { packages: Record<string, LockEntry> };
 
 describe('the Node versions package.json promises (issue 14: EBADENGINE on every install)', () => {
@@ -31,5 +31,10 @@ describe('the Node versions package.json promises (issue 14: EBADENGINE on every
         return range === undefined || semver.satisfies(floor!, range) ? [] : [`${path}@${entry.version} wants node ${range}`];
       });
     expect(refusing).toEqual([]);
+  });
+
+  it('resolves it without overrides, which npm applies to the root project only and never to a project installing tokentap', () => {
+    // the cookie fix is a direct pin of light-my-request@6.6.0 (cookie ^1, Node >=18), which fastify's ^6.0.0 dedupes to
+    expect(manifest.overrides).toBeUndefined();
   });
 });
