@@ -58,9 +58,10 @@ export function poisonedJson(base: fc.Arbitrary<Record<string, unknown>>): fc.Ar
     const field = keys[fieldIndex] ?? 'poisoned';
     let holder: unknown = asKey ? { [KEY_SENTINEL]: 1 } : VALUE_SENTINEL;
     for (const wrapper of around) holder = wrapper === 'array' ? [0, holder] : { inner: holder };
+    // a function, not a string: the literal may hold `$&`, which a replacement string would expand
     const text = JSON.stringify({ ...body, [field]: holder })
-      .replace(JSON.stringify(KEY_SENTINEL), literal)
-      .replace(JSON.stringify(VALUE_SENTINEL), literal);
+      .replace(JSON.stringify(KEY_SENTINEL), () => literal)
+      .replace(JSON.stringify(VALUE_SENTINEL), () => literal);
     return { text, kind };
   });
 }
