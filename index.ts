@@ -29,10 +29,10 @@ export type {
 } from './gateway/rollouts/rollout-api.js';
 export type { SamplingOverrides } from './gateway/rollouts/rollout-schemas.js';
 export { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './gateway/config/gateway-config.js';
-export { TokentapError, isTokentapError } from './gateway/errors/tokentap-error.js';
-export { ERROR_CODES, type ErrorCode } from './gateway/errors/error-codes.js';
-export { SseDecoder, type SseEvent } from './gateway/sse/sse-decoder.js';
-export { encodeSseEvent } from './gateway/sse/encode-sse-event.js';
+export { TokentapError, isTokentapError } from './core/errors/tokentap-error.js';
+export { ERROR_CODES, type ErrorCode } from './core/errors/error-codes.js';
+export { SseDecoder, type SseEvent } from './core/sse/sse-decoder.js';
+export { encodeSseEvent } from './core/sse/encode-sse-event.js';
 export {
   openStore,
   StoreError,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createGateway, createSimBackend, reconstructSession, verifySample, type SimScript, type Store } from '../index.js';
-import { loadHfTokenizer, qwen3TokenizerDir } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { loadHfTokenizer, qwen3TokenizerDir } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import { exportDataset } from '../export/export-dataset.js';
 import { runToolAgent } from './tool-agent.js';
 

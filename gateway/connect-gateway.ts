@@ -1,5 +1,5 @@
-import { ERROR_CODES, type ErrorCode } from './errors/error-codes.js';
-import { TokentapError } from './errors/tokentap-error.js';
+import { ERROR_CODES, type ErrorCode } from '../core/errors/error-codes.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { CreatedSession, GatewayState, GroupInfo, RolloutApi, SessionInfo } from './rollouts/rollout-api.js';
 import { createRolloutSession, rewardBody, type SessionActions } from './rollouts/rollout-session.js';
 import { RemoteEvents } from './rollouts/remote-events.js';

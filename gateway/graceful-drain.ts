@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance, RouteHandlerMethod } from 'fastify';
-import { TokentapError } from './errors/tokentap-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /** How long handlers may take to record their end once every connection is closed (they need milliseconds). */
 const SETTLE_GRACE_MS = 10_000;

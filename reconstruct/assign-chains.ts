@@ -1,5 +1,5 @@
 import type { CallRow } from '../store/index.js';
-import { rangeEquals, sharedPrefixLength, startsWithSequence } from './shared-prefix-length.js';
+import { rangeEquals, sharedPrefixLength, startsWithSequence } from '../core/token-ids/shared-prefix-length.js';
 
 /** A call with prompt ids, in session order. Only `mergeable` ones join chains; the others are compared with. */
 export interface ChainEntry {

@@ -1,6 +1,6 @@
-import type { HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
-import { normalizeChatMessages, normalizeChatTools } from '../reconstruct/tokenizer/normalize-chat-messages.js';
-import { chatTemplateSpecialTokens, renderChatTemplate } from '../reconstruct/tokenizer/render-chat-template.js';
+import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
+import { normalizeChatMessages, normalizeChatTools } from '../model-format/chat-template/normalize-chat-messages.js';
+import { chatTemplateSpecialTokens, renderChatTemplate } from '../model-format/chat-template/render-chat-template.js';
 import type { ChatRequest } from './read-generation-request.js';
 import type { RequestFacts } from './sim-script.js';
 import { VllmError } from './vllm-error.js';

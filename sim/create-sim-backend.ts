@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import { registerChatCompletions } from './handle-chat-completion.js';
 import { registerCompletions } from './handle-completion.js';
 import { registerServiceRoutes } from './service-routes.js';

@@ -1,4 +1,4 @@
-import type { HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import { ALTERNATIVE_TOKENS, CANNED_REPLIES, QWEN_IM_END_ID, QWEN_IM_END_TEXT } from './fast-canned-replies.js';
 
 const knownTokens = new Map<number, string>([[QWEN_IM_END_ID, QWEN_IM_END_TEXT], ...ALTERNATIVE_TOKENS]);

@@ -1,5 +1,5 @@
-import { createIncrementalDetokenizer } from '../reconstruct/tokenizer/create-incremental-detokenizer.js';
-import type { HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { createIncrementalDetokenizer } from '../model-format/tokenizer/create-incremental-detokenizer.js';
+import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './render-reply-text.js';

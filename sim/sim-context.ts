@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { HfTokenizer } from '../reconstruct/tokenizer/load-hf-tokenizer.js';
+import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import type { ResolvedSimFault } from './sim-fault.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
 import type { ReasoningField } from './sim-options.js';

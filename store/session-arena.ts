@@ -8,7 +8,7 @@ import { StoreError } from './store-error.js';
  * length, tail: prompt-delta.ts). So the calls of one line are laid end to end in one growing array (an arena):
  * a call that extends the end of an arena appends its tail and completion there, and its prompt and completion are
  * views into it. Each id is then copied once, and comparing a prompt with the call it extends compares a memory
- * range with itself (reconstruct/shared-prefix-length.ts answers that without reading it). Only a call that leaves
+ * range with itself (core/token-ids/shared-prefix-length.ts answers that without reading it). Only a call that leaves
  * its parent midway (drift, a retry, a branch) starts a new arena, with a copy of the prefix it shares.
  *
  * The arrays handed out are views into shared memory: read-only by contract, as every call row's ids are.

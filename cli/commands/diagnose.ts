@@ -43,7 +43,7 @@ export async function runDiagnose(args: string[], env: NodeJS.ProcessEnv): Promi
 
 // loaded only when asked: the tokenizer library is large and `diagnose` must stay quick without it
 async function loadTokenizer(where: string): Promise<DriftTokenizer> {
-  const { loadHfTokenizer, qwen3TokenizerDir } = await import('../../reconstruct/tokenizer/load-hf-tokenizer.js');
+  const { loadHfTokenizer, qwen3TokenizerDir } = await import('../../model-format/tokenizer/load-hf-tokenizer.js');
   try {
     return await loadHfTokenizer(where === 'qwen3' ? qwen3TokenizerDir() : where);
   } catch (error) {

@@ -89,7 +89,7 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
 
 async function resolveModelDir(value: string | undefined): Promise<string | undefined> {
   if (value !== 'qwen3') return value;
-  const { qwen3TokenizerDir } = await import('../../reconstruct/tokenizer/load-hf-tokenizer.js');
+  const { qwen3TokenizerDir } = await import('../../model-format/tokenizer/load-hf-tokenizer.js');
   return qwen3TokenizerDir();
 }
 

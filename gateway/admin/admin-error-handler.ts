@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { TokentapError } from '../errors/tokentap-error.js';
-import { fromFastifyError } from '../front-doors/openai-error-handler.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
+import { fromFastifyError } from '../errors/openai-error-handler.js';
 
 /** The one error shape of the rollout API (docs/errors.md). */
 export interface AdminErrorBody {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { GatewayContext } from '../gateway-context.js';
 import type { RewardSource } from '../rollouts/rollout-control.js';
 import { isSameSecret, isSessionKey, presentedCredential } from '../rollouts/session-keys.js';

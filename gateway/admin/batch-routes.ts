@@ -4,7 +4,7 @@ import { readExportProvenance, type ExportProvenance } from '../../export/export
 import { LeasePool, type Lease } from '../batches/lease-pool.js';
 import { batchPullQueryDoc, parseBatchPull } from '../batches/parse-batch-pull.js';
 import { writeBatch } from '../batches/write-batch.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { idSchema, parseInput } from '../rollouts/rollout-schemas.js';
 import { authorizeCaller } from './authorize-admin.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { GatewayContext } from '../gateway-context.js';
 import type { GatewayEventName, GatewayEvents } from '../rollouts/rollout-api.js';
-import { encodeSseEvent } from '../sse/encode-sse-event.js';
+import { encodeSseEvent } from '../../core/sse/encode-sse-event.js';
 import { authorizeCaller } from './authorize-admin.js';
 import { routeSchema } from './route-schema.js';
 

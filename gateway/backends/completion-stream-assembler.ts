@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 import type { ChatTokenRecord } from './chat-token-record.js';
 import { TokenTally } from './token-tally.js';
 import { readUsage } from './vllm-chat-response.js';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { BackendClient, BackendResponse } from './vllm.js';
 import { isRetryableStatus, retryableFailureCode, retryDelayMs, type RetryPolicy } from './retry-policy.js';
 

@@ -1,4 +1,4 @@
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /**
  * Reads a token-id array from a backend payload: null/missing stay null (they mean the same in vLLM), a list of

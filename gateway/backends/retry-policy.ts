@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { backendFailureCode } from '../errors/map-backend-failure.js';
 
 /** When and how long to wait before sending a backend request again (docs/reliability.md, "Backend faults"). */

@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /**
  * One table maps every protocol's thinking switch to the chat template's `enable_thinking` (Qwen3 and the

@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 import { applyThinkingSwitch, enableThinkingFor } from './thinking-switch.js';
 
 /**

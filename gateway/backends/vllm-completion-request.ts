@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /** What the harness asked for itself on /v1/completions, so tokentap strips exactly what it injected. */
 export interface CompletionAsked {

@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 import type { CompletionAsked } from './vllm-completion-request.js';
 import type { ChoiceTokenFields } from './token-tally.js';
 import { readTokenIds } from './read-token-ids.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServableGroupsQuery, Store } from '../../store/index.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** What one pull asks for. @example const request: LeaseRequest = { minGroups: 4, maxGroups: 8, leaseMs: 300_000, consumer: 'trainer-0', filters: { split: 'train' } }; */
 export interface LeaseRequest {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ExportSelection } from '../../export/export-options.js';
 import { isExportQueryKey, parseExportQuery, type ExportQueryValues } from '../../export/parse-export-query.js';
 import { createTrainerAdapter, type TrainerAdapter } from '../../trainer-adapters/index.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { idSchema, parseInput } from '../rollouts/rollout-schemas.js';
 import type { LeaseRequest } from './lease-pool.js';
 

@@ -1,5 +1,5 @@
 import type { StreamAssembler } from '../backends/stream-assembler.js';
-import type { TokentapError } from '../errors/tokentap-error.js';
+import type { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /**
  * How one front door speaks to its harness, given a backend chat call. The pipeline (run-chat-call.ts)

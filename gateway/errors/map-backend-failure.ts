@@ -1,4 +1,4 @@
-import { TokentapError } from './tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** undici and socket failure codes, matched by `error.code` as undici's docs advise (not `instanceof`). */
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);

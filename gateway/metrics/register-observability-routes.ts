@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
-import { fromFastifyError } from '../front-doors/openai-error-handler.js';
+import { fromFastifyError } from '../errors/openai-error-handler.js';
 import { frontDoorOfRoute } from './front-door-of-route.js';
 
 /**

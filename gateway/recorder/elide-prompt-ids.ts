@@ -1,5 +1,5 @@
 import { INT32_TOKEN_ID_MAX, isInt32TokenId } from '../../core/token-ids/is-int32-token-id.js';
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /** What replaces a prompt-id array in stored bodies and streams: the ids live packed in the call row. */
 export const ELIDED_PROMPT_IDS = '[tokentap: stored as the call\'s prompt ids]';

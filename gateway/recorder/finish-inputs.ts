@@ -1,6 +1,6 @@
 import type { FinishCallInput } from '../../store/types.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
-import type { TokentapError } from '../errors/tokentap-error.js';
+import type { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { BackendRetry } from '../backends/post-with-retries.js';
 import { elidePromptIdsFromBody } from './elide-prompt-ids.js';
 import { wellFormedReasons } from './well-formed-reasons.js';

@@ -1,5 +1,5 @@
 import type { BeginCallInput, FinishCallInput } from '../../store/types.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 export type RecordFailurePolicy = 'refuse' | 'serve';
 

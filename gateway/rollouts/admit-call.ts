@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RolloutRow } from '../../store/index.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { resolveSession, type SessionSource } from '../sessions/resolve-session.js';
 import type { RolloutControl } from './rollout-control.js';
 import { isSessionKey, presentedCredential } from './session-keys.js';

@@ -1,4 +1,4 @@
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 export type PauseMode = 'hold' | 'reject';
 

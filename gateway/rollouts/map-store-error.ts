@@ -1,6 +1,6 @@
 import { isStoreError, type StoreErrorCode } from '../../store/index.js';
-import type { ErrorCode } from '../errors/error-codes.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import type { ErrorCode } from '../../core/errors/error-codes.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** Store refusals the rollout API passes on as client errors; any other store failure stays a 500. */
 const CLIENT_ERRORS: Partial<Record<StoreErrorCode, ErrorCode>> = {

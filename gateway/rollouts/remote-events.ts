@@ -1,4 +1,4 @@
-import { SseDecoder } from '../sse/sse-decoder.js';
+import { SseDecoder } from '../../core/sse/sse-decoder.js';
 import type { GatewayEventName, GatewayEvents } from './rollout-api.js';
 
 type AnyListener = (payload: never) => void;

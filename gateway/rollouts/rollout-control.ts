@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GroupRow, PolicyVersionRow, RewardRow, SessionEndReason, SessionEndStatus, Store } from '../../store/index.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { CallGate, type PauseMode } from './call-gate.js';
 import { GatewayEventHub } from './gateway-event-hub.js';
 import { GroupWaits } from './group-waits.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findRewardProblem, MAX_REWARD_MAGNITUDE, SESSION_END_STATUSES } from '../../store/index.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { SESSION_ID_PATTERN } from '../sessions/resolve-session.js';
 
 /** Session and group ids travel in URL paths: the same safe alphabet as every session id. */

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
+import { ERROR_CODES, type ErrorCode } from '../../core/errors/error-codes.js';
 
 /** The HTTP parser's failures worth a word to the client (https://nodejs.org/api/http.html#event-clienterror). */
 const CODES_BY_PARSER_ERROR: Record<string, ErrorCode> = {

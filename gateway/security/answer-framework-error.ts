@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { toAdminErrorBody } from '../admin/admin-error-handler.js';
-import { toAnthropicError } from '../front-doors/anthropic-error-body.js';
-import { toOpenAiErrorBody } from '../front-doors/openai-error-body.js';
+import { toAnthropicError } from '../protocols/anthropic-messages/anthropic-error-body.js';
+import { toOpenAiErrorBody } from '../errors/openai-error-body.js';
 
 /** The longest path parameter the router takes; session and group ids are at most 128 characters. */
 export const MAX_PARAM_LENGTH = 256;

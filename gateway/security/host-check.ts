@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** Names of this machine a Host header may always carry: only a local client can send them to a local server. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { inspectJson, type JsonProblem } from './inspect-json.js';
 
 export interface JsonBodyParserOptions {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { isSameSecret, isSessionKey, presentedCredential } from '../rollouts/session-keys.js';
 import { TokenBucketLimiter } from './token-bucket-limiter.js';

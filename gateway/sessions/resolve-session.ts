@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { TokentapError } from '../errors/tokentap-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /**
  * Session (and group) ids travel in URL paths and file names: a safe alphabet, and never `.` or `..` alone, which

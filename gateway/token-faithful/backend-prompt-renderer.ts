@@ -1,6 +1,6 @@
 import type { BackendClient } from '../backends/vllm.js';
 import { readBackendBody } from '../backends/read-backend-body.js';
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
 /**

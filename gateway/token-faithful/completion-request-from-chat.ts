@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /**
  * Chat fields that only the chat endpoint understands: they decide the prompt (which the gateway now renders)

@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 import { createOutputStreamParser, parseOutput, type OutputParserOptions, type OutputStreamParser } from './output-parsers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 import type { PromptRequest } from './prompt-renderer.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadHfTokenizer, type HfTokenizer } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
-import { normalizeChatMessages, normalizeChatTools } from '../../reconstruct/tokenizer/normalize-chat-messages.js';
-import { chatTemplateSpecialTokens, renderChatTemplate } from '../../reconstruct/tokenizer/render-chat-template.js';
+import { loadHfTokenizer, type HfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
+import { normalizeChatMessages, normalizeChatTools } from '../../model-format/chat-template/normalize-chat-messages.js';
+import { chatTemplateSpecialTokens, renderChatTemplate } from '../../model-format/chat-template/render-chat-template.js';
 import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
 interface LoadedModel {

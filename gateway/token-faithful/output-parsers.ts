@@ -1,9 +1,9 @@
-import type { DeltaToolCall } from '../../reconstruct/parsers/create-hermes-tool-call-stream.js';
-import { createHermesToolCallStream } from '../../reconstruct/parsers/create-hermes-tool-call-stream.js';
-import { createQwen3ReasoningStream } from '../../reconstruct/parsers/create-qwen3-reasoning-stream.js';
-import { parseHermesToolCalls, type ParsedToolCall } from '../../reconstruct/parsers/parse-hermes-tool-calls.js';
-import { splitQwen3Reasoning } from '../../reconstruct/parsers/split-qwen3-reasoning.js';
-import { createQwen3CoderToolCallStream, parseQwen3CoderToolCalls } from './parse-qwen3-coder-tool-calls.js';
+import type { DeltaToolCall } from '../../model-format/families/qwen3/create-hermes-tool-call-stream.js';
+import { createHermesToolCallStream } from '../../model-format/families/qwen3/create-hermes-tool-call-stream.js';
+import { createQwen3ReasoningStream } from '../../model-format/families/qwen3/create-qwen3-reasoning-stream.js';
+import { parseHermesToolCalls, type ParsedToolCall } from '../../model-format/families/qwen3/parse-hermes-tool-calls.js';
+import { splitQwen3Reasoning } from '../../model-format/families/qwen3/split-qwen3-reasoning.js';
+import { createQwen3CoderToolCallStream, parseQwen3CoderToolCalls } from '../../model-format/families/qwen3/parse-qwen3-coder-tool-calls.js';
 
 export type ReasoningParserName = 'qwen3' | 'none';
 export type ToolCallParserName = 'hermes' | 'qwen3-coder' | 'none';

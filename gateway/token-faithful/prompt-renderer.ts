@@ -1,4 +1,4 @@
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /** What decides a chat prompt's tokens: the fields vLLM's chat renderer (and its /tokenize) read. */
 export interface PromptRequest {

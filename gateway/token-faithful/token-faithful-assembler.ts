@@ -2,7 +2,7 @@ import { ChatStreamAssembler } from '../backends/chat-stream-assembler.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import { CompletionStreamAssembler } from '../backends/completion-stream-assembler.js';
 import type { StreamAssembler } from '../backends/stream-assembler.js';
-import { isRecord } from '../json/is-record.js';
+import { isRecord } from '../../core/json/is-record.js';
 import { CompletionToChat } from './completion-to-chat.js';
 import type { OutputParserOptions } from './output-parsers.js';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadHfTokenizer } from '../tokenizer/load-hf-tokenizer.js';
-import { normalizeChatMessages, normalizeChatTools } from '../tokenizer/normalize-chat-messages.js';
-import { chatTemplateSpecialTokens, renderChatTemplate } from '../tokenizer/render-chat-template.js';
+import { loadHfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
+import { normalizeChatMessages, normalizeChatTools } from '../../model-format/chat-template/normalize-chat-messages.js';
+import { chatTemplateSpecialTokens, renderChatTemplate } from '../../model-format/chat-template/render-chat-template.js';
 import { postProcessorFrame } from './post-processor-frame.js';
 import type { RenderChatOptions, Retokenizer } from './retokenizer.js';
 import { writeTemplateReply, type TemplateReplyFormat } from './write-template-reply.js';

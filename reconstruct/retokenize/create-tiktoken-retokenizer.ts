@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Tiktoken } from '@dqbd/tiktoken/lite';
-import { o200kHarmonySpecialTokens } from './o200k-harmony.js';
-import { renderHarmonyChat } from './render-harmony-chat.js';
+import { o200kHarmonySpecialTokens } from '../../model-format/families/gpt-oss/o200k-harmony.js';
+import { renderHarmonyChat } from '../../model-format/families/gpt-oss/render-harmony-chat.js';
 import type { Retokenizer } from './retokenizer.js';
-import { writeHarmonyReply } from './write-harmony-reply.js';
+import { writeHarmonyReply } from '../../model-format/families/gpt-oss/write-harmony-reply.js';
 
 export type TiktokenEncodingName = 'cl100k_base' | 'o200k_base' | 'o200k_harmony';
 

@@ -9,6 +9,6 @@ export {
   type RetokenizeRefusal,
   type RetokenizeRefusalReason,
 } from './retokenize-call.js';
-export { o200kHarmonySpecialTokens, HARMONY_SPECIAL_TOKENS } from './o200k-harmony.js';
-export { renderHarmonyChat } from './render-harmony-chat.js';
+export { o200kHarmonySpecialTokens, HARMONY_SPECIAL_TOKENS } from '../../model-format/families/gpt-oss/o200k-harmony.js';
+export { renderHarmonyChat } from '../../model-format/families/gpt-oss/render-harmony-chat.js';
 export type { AssistantOutput, RenderChatOptions, ReplyContext, ReplyText, Retokenizer } from './retokenizer.js';

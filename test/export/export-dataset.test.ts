@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportDataset } from '../../export/export-dataset.js';
-import { qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { useExportFixture } from '../helpers/record-export-fixture.js';
 import { readParquetWithDuckDb } from '../helpers/read-parquet-with-duckdb.js';
 import { createHash } from 'node:crypto';

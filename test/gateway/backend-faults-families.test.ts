@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimScript } from '../../sim/index.js';
 import type { GatewayOptions } from '../../gateway/create-gateway.js';
-import { SseDecoder } from '../../gateway/sse/sse-decoder.js';
+import { SseDecoder } from '../../core/sse/sse-decoder.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { closedPort } from '../helpers/closed-port.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { SimScript } from '../../sim/index.js';
 import type { CallRow } from '../../store/types.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import fc from 'fast-check';
 import type { CallRow } from '../../store/index.js';
-import { loadHfTokenizer, qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { loadHfTokenizer, qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { recordedChat, type AssistantMessage } from './chat-through-gateway.js';
 import { expectSoundReconstruction } from './expect-reconstruction.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { openStore } from '../../store/index.js';
-import { loadHfTokenizer, qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { loadHfTokenizer, qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { expectSoundReconstruction } from './expect-reconstruction.js';
 import { recordPlannedSession } from './record-planned-session.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reconstructSessionReport } from '../../reconstruct/reconstruct-session.js';
-import { loadHfTokenizer, qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { loadHfTokenizer, qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { verifySample } from '../../reconstruct/verify-sample.js';
 import type { SimScript } from '../../sim/index.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';

@@ -1,7 +1,7 @@
 import type { CallFlag, Store } from '../../store/index.js';
-import type { HfTokenizer } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
-import { normalizeChatMessages, normalizeChatTools } from '../../reconstruct/tokenizer/normalize-chat-messages.js';
-import { chatTemplateSpecialTokens, renderChatTemplate } from '../../reconstruct/tokenizer/render-chat-template.js';
+import type { HfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
+import { normalizeChatMessages, normalizeChatTools } from '../../model-format/chat-template/normalize-chat-messages.js';
+import { chatTemplateSpecialTokens, renderChatTemplate } from '../../model-format/chat-template/render-chat-template.js';
 import type { ChatMessage } from './planned-harness.js';
 import type { PlannedReply } from './session-plan.js';
 

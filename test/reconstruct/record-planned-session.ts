@@ -1,6 +1,6 @@
 import type { Store } from '../../store/index.js';
 import type { DriftKind } from '../../reconstruct/sample.js';
-import type { HfTokenizer } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import type { HfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { renderReplyText } from '../../sim/render-reply-text.js';
 import { applyHistoryDrift, effectiveReplyDrift, type ChatMessage } from './planned-harness.js';
 import { recordChatCall, renderPrompt, splitOneToken } from './record-chat-call.js';

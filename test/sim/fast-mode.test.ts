@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadHfTokenizer, qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { loadHfTokenizer, qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { ALTERNATIVE_TOKENS, CANNED_REPLIES } from '../../sim/fast-canned-replies.js';
 import { postJson, ssePayloads, sseChunks, startSim } from './sim-test-helpers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CompletionToChat, toChatLogprobs } from '../../gateway/token-faithful/completion-to-chat.js';
 import { createOutputStreamParser, parseOutput, type OutputDelta, type OutputParserOptions } from '../../gateway/token-faithful/output-parsers.js';
-import { parseQwen3CoderToolCalls } from '../../gateway/token-faithful/parse-qwen3-coder-tool-calls.js';
+import { parseQwen3CoderToolCalls } from '../../model-format/families/qwen3/parse-qwen3-coder-tool-calls.js';
 
 const TOOLS = [{
   type: 'function',

@@ -3,7 +3,7 @@ import { createVllmBackend, type BackendClient } from '../../gateway/backends/vl
 import { createBackendPromptRenderer } from '../../gateway/token-faithful/backend-prompt-renderer.js';
 import { createLocalPromptRenderer } from '../../gateway/token-faithful/local-prompt-renderer.js';
 import { promptRequestFrom, type PromptRenderer } from '../../gateway/token-faithful/prompt-renderer.js';
-import { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { createSimBackend, type SimBackend } from '../../sim/index.js';
 import { renderReplyText } from '../../sim/render-reply-text.js';
 import { MODEL, STEP_TOOL } from './token-faithful-fixtures.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { GatewayOptions } from '../../gateway/create-gateway.js';
-import { qwen3TokenizerDir } from '../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import type { SimBackendOptions, SimScript } from '../../sim/index.js';
 import type { SimReply } from '../../sim/render-reply-text.js';
 import type { CallRow } from '../../store/types.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChatStreamAssembler, readChatCompletionTokens } from '../../../gateway/backends/chat-stream-assembler.js';
 import { stripInjectedFields, isBackendErrorPayload } from '../../../gateway/backends/vllm-chat-response.js';
 import { prepareChatRequest } from '../../../gateway/backends/vllm-chat-request.js';
-import { normalizeBackendErrorBody } from '../../../gateway/front-doors/openai-error-body.js';
+import { normalizeBackendErrorBody } from '../../../gateway/errors/openai-error-body.js';
 import { agentLightningStream, readCapture, sseDataLines } from './vllm-captures.js';
 
 describe('reading real vLLM streams', () => {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXPORT_SCHEMA_VERSION, tokentapVersion } from '../../../export/export-provenance.js';
-import { qwen3TokenizerDir } from '../../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { qwen3TokenizerDir } from '../../../model-format/tokenizer/load-hf-tokenizer.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { ADMIN_TOKEN, api, startRolloutGateway } from '../rollouts/rollout-test-helpers.js';

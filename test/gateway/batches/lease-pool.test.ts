@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LeasePool, type LeaseRequest } from '../../../gateway/batches/lease-pool.js';
-import { TokentapError } from '../../../gateway/errors/tokentap-error.js';
+import { TokentapError } from '../../../core/errors/tokentap-error.js';
 import type { Store } from '../../../store/index.js';
 import { createTempWorkspace, type TempWorkspace } from '../../store/store-fixtures.js';
 import { addGroup } from './batch-fixtures.js';

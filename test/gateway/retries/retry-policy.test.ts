@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRetryableStatus, parseRetryAfterMs, retryableFailureCode, retryDelayMs, type RetryPolicy } from '../../../gateway/backends/retry-policy.js';
 import { mapBackendFailure } from '../../../gateway/errors/map-backend-failure.js';
-import { TokentapError } from '../../../gateway/errors/tokentap-error.js';
+import { TokentapError } from '../../../core/errors/tokentap-error.js';
 import { createSeededRandom } from '../../../sim/seeded-random.js';
 
 function policy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { harnessMetadata, resolveSession } from '../../../gateway/sessions/resolve-session.js';
-import { TokentapError } from '../../../gateway/errors/tokentap-error.js';
+import { TokentapError } from '../../../core/errors/tokentap-error.js';
 
 describe('session attribution', () => {
   const allHeaders = { 'x-tokentap-session': 'from-header', 'x-claude-code-session-id': 'cc-1', 'session-id': 'codex-1', 'thread-id': 'thread-1' };

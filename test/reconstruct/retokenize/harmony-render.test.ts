@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRetokenizer } from '../../../reconstruct/retokenize/create-retokenizer.js';
-import { jsonSchemaToTypescript } from '../../../reconstruct/retokenize/harmony-tool-types.js';
-import { renderHarmonyChat } from '../../../reconstruct/retokenize/render-harmony-chat.js';
+import { jsonSchemaToTypescript } from '../../../model-format/families/gpt-oss/harmony-tool-types.js';
+import { renderHarmonyChat } from '../../../model-format/families/gpt-oss/render-harmony-chat.js';
 import { tryRetokenizeCall } from '../../../reconstruct/retokenize/retokenize-call.js';
 import type { Retokenizer } from '../../../reconstruct/retokenize/retokenizer.js';
-import { writeHarmonyReply } from '../../../reconstruct/retokenize/write-harmony-reply.js';
+import { writeHarmonyReply } from '../../../model-format/families/gpt-oss/write-harmony-reply.js';
 import type { CallBodies, CallRow } from '../../../store/types.js';
 
 const WEATHER_SCHEMA = {

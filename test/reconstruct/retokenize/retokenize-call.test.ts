@@ -3,7 +3,7 @@ import { runToolAgent } from '../../../examples/tool-agent.js';
 import { createRetokenizer } from '../../../reconstruct/retokenize/create-retokenizer.js';
 import { retokenizeCall, tryRetokenizeCall, type RetokenizedCall } from '../../../reconstruct/retokenize/retokenize-call.js';
 import type { Retokenizer } from '../../../reconstruct/retokenize/retokenizer.js';
-import { qwen3TokenizerDir } from '../../../reconstruct/tokenizer/load-hf-tokenizer.js';
+import { qwen3TokenizerDir } from '../../../model-format/tokenizer/load-hf-tokenizer.js';
 import type { SimScript } from '../../../sim/index.js';
 import type { CallBodies, CallRow } from '../../../store/types.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';

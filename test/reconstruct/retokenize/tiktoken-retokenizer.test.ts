@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { Tiktoken } from '@dqbd/tiktoken/lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRetokenizer } from '../../../reconstruct/retokenize/create-retokenizer.js';
-import { HARMONY_SPECIAL_TOKENS } from '../../../reconstruct/retokenize/o200k-harmony.js';
+import { HARMONY_SPECIAL_TOKENS } from '../../../model-format/families/gpt-oss/o200k-harmony.js';
 import type { Retokenizer } from '../../../reconstruct/retokenize/retokenizer.js';
 
 /** o200k_base's split pattern as openai/tiktoken `tiktoken_ext/openai_public.py` and openai/harmony write it. */

@@ -1,0 +1,44 @@
+import { TokentapError } from '../../core/errors/tokentap-error.js';
+
+/** OpenAI's error shape, used by Chat Completions, Completions and Responses front doors. */
+export interface OpenAiErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | number | null };
+}
+
+/** vLLM's context-length wording, in the flat (< 0.10.1) and nested (>= 0.10.1) error bodies alike. */
+const CONTEXT_LENGTH_PATTERN = /maximum context length|context length is|prompt is too long|exceeds the model's context/i;
+
+/**
+ * Builds OpenAI's error body for a TokentapError.
+ * @example reply.status(error.status).send(toOpenAiErrorBody(error))
+ */
+export function toOpenAiErrorBody(error: TokentapError): OpenAiErrorBody {
+  return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
+}
+
+function readString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Turns a backend's error body (vLLM nested or flat shape, or anything else) into OpenAI's shape, keeping
+ * message, type and param. A context-length error gets the code `context_length_exceeded`, which OpenAI
+ * clients and harnesses react to by compacting instead of failing.
+ *
+ * @example normalizeBackendErrorBody({ object: 'error', message: 'boom', type: 'BadRequestError', code: 400 }, 400)
+ */
+export function normalizeBackendErrorBody(body: unknown, status: number): OpenAiErrorBody {
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const inner = typeof record.error === 'object' && record.error !== null ? (record.error as Record<string, unknown>) : record;
+  const rawMessage = readString(inner.message) ?? (typeof body === 'string' && body.length > 0 ? body : `Backend answered HTTP ${status}`);
+  const isContextLength = CONTEXT_LENGTH_PATTERN.test(rawMessage);
+  const code = isContextLength ? 'context_length_exceeded' : (inner.code as string | number | null | undefined) ?? status;
+  return {
+    error: {
+      message: rawMessage,
+      type: isContextLength ? 'invalid_request_error' : (readString(inner.type) ?? (status >= 500 ? 'api_error' : 'invalid_request_error')),
+      param: readString(inner.param),
+      code,
+    },
+  };
+}
