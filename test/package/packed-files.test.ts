@@ -27,7 +27,11 @@ let paths: Set<string>;
 beforeAll(() => {
   // the file list is read from the dist/ already there (npm test builds first); build only where there is none
   if (!existsSync(`${ROOT}dist/cli/main.js`)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   packed = (JSON.parse(output) as PackResult[])[0]!;
   paths = new Set(packed.files.map((file) => file.path));
 }, 120_000);
