@@ -4,7 +4,7 @@ import type { ExportProvenance } from '../../export/export-provenance.js';
 import type { ExportSelection } from '../../export/export-options.js';
 import { createExportSummary, type ExportSource } from '../../export/export-samples.js';
 import type { TrainerAdapter } from '../../trainer-adapters/index.js';
-import { writeWithBackpressure } from '../calls/write-with-backpressure.js';
+import { writeWithBackpressure } from '../http/write-with-backpressure.js';
 import { batchRows } from './build-batch.js';
 import type { Lease } from './lease-pool.js';
 

@@ -10,7 +10,7 @@ import { SseDecoder } from '../../core/sse/sse-decoder.js';
 import { finishInput } from '../recorder/finish-inputs.js';
 import type { ChatCallRenderer } from './chat-call-renderer.js';
 import type { CallScope } from './call-scope.js';
-import { writeWithBackpressure } from './write-with-backpressure.js';
+import { writeWithBackpressure } from '../http/write-with-backpressure.js';
 
 export interface RelayChatStreamOptions {
   reply: FastifyReply;

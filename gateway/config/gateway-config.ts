@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { rateLimitSetting } from '../security/rate-limit-setting.js';
-import { hostnameOf } from '../security/host-check.js';
+import { rateLimitSetting } from './rate-limit-setting.js';
+import { hostnameOf } from './hostname-of.js';
 
 /**
  * Every setting of the gateway, in one vocabulary: `backendUrl` = `--backend-url` = `TOKENTAP_BACKEND_URL`.

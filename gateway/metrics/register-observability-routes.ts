@@ -1,7 +1,16 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { GatewayContext } from '../gateway-context.js';
+import type { Recorder } from '../recorder/recorder.js';
+import type { TokenFaithfulCounters } from '../token-faithful/token-faithful-counters.js';
 import { fromFastifyError } from '../errors/openai-error-handler.js';
+import type { GatewayMetrics } from './gateway-metrics.js';
 import { frontDoorOfRoute } from './front-door-of-route.js';
+
+/** What the observability routes read: the gateway's metrics, the recorder's health and the token-faithful counters. */
+export interface ObservabilityContext {
+  metrics: GatewayMetrics;
+  recorder: Pick<Recorder, 'health' | 'counters'>;
+  tokenFaithful?: { readonly counters: TokenFaithfulCounters };
+}
 
 /**
  * `/healthz` and `/metrics`, and the hooks that count every request and every error answered. Both routes are
@@ -14,7 +23,7 @@ import { frontDoorOfRoute } from './front-door-of-route.js';
  *
  * @example registerObservabilityRoutes(app, context) // before the front doors, so the hooks see every route
  */
-export function registerObservabilityRoutes(app: FastifyInstance, context: GatewayContext): void {
+export function registerObservabilityRoutes(app: FastifyInstance, context: ObservabilityContext): void {
   const { metrics } = context;
   app.addHook('onResponse', async (request, reply) => {
     metrics.requestAnswered(frontDoorOfRoute(request.routeOptions.url), reply.statusCode);

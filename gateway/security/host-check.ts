@@ -2,39 +2,10 @@ import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
+import { hostnameOf } from '../config/hostname-of.js';
 
 /** Names of this machine a Host header may always carry: only a local client can send them to a local server. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
-
-/**
- * The name in a Host header (or an allowedHosts entry), lowercased, without port, brackets or a trailing dot;
- * null when it is not `name`, `name:port`, `[v6]` or `[v6]:port`.
- *
- * @example hostnameOf('LocalHost:4000') // 'localhost'; hostnameOf('[::1]:4000') // '::1'
- */
-export function hostnameOf(value: string): string | null {
-  const text = value.trim().toLowerCase();
-  let name = text;
-  let port = '';
-  if (text.startsWith('[')) {
-    const end = text.indexOf(']');
-    if (end === -1) return null;
-    name = text.slice(1, end);
-    port = text.slice(end + 1);
-    if (isIP(name) !== 6) return null;
-  } else {
-    const colon = text.lastIndexOf(':');
-    if (colon !== -1) {
-      name = text.slice(0, colon);
-      port = text.slice(colon);
-    }
-    // an IPv6 address is bracketed in a Host header (RFC 9110 section 7.2); a bare one is an allowedHosts entry
-    if (name.includes(':')) return isIP(text) === 6 ? text : null;
-  }
-  if (port !== '' && !/^:\d{0,5}$/.test(port)) return null;
-  name = name.endsWith('.') ? name.slice(0, -1) : name;
-  return name === '' || /[\s/@\\]/.test(name) ? null : name;
-}
 
 /**
  * Which Host headers this gateway answers, against DNS rebinding: a page in a local browser whose name the attacker

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../gateway/create-gateway.js';
 import { gatewayConfigSchema } from '../../gateway/config/gateway-config.js';
-import { hostnameOf, isAllowedHost } from '../../gateway/security/host-check.js';
+import { hostnameOf } from '../../gateway/config/hostname-of.js';
+import { isAllowedHost } from '../../gateway/security/host-check.js';
 import { loadConfig } from '../../cli/load-config.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
