@@ -1,3 +1,5 @@
+import { canonicalJson } from '../core/json/canonical-json.js';
+import { isRecord } from '../core/json/is-record.js';
 import type { CallBodies } from '../store/index.js';
 
 /**
@@ -79,21 +81,4 @@ function parseArguments(value: unknown): unknown {
   } catch {
     return value;
   }
-}
-
-/**
- * JSON with object keys sorted at every depth, so that equal values compare equal as strings.
- *
- * @example
- * canonicalJson({ b: 1, a: { d: 2, c: 3 } }); // '{"a":{"c":3,"d":2},"b":1}'
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (!isRecord(inner)) return inner;
-    return Object.fromEntries(Object.keys(inner).sort().map((key) => [key, inner[key]]));
-  }) ?? 'null';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../core/json/canonical-json.js';
 import { isRecord } from '../../core/json/is-record.js';
 import type { PromptRequest } from './prompt-renderer.js';
 
@@ -20,7 +21,7 @@ export function canonicalMessage(message: Record<string, unknown>): string {
   if (role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     canonical.toolCalls = message.tool_calls.map(canonicalToolCall);
   }
-  return stableStringify(canonical);
+  return canonicalJson(canonical);
 }
 
 /**
@@ -55,7 +56,7 @@ export function extendPrefixHash(previous: string, canonical: string): string {
  * @example renderSettingsKey(request).tools // a hash of the tool definitions
  */
 export function renderSettingsKey(request: PromptRequest): { model: string; tools: string; templateKwargs: string; template: string } {
-  const digest = (value: unknown): string => createHash('sha256').update(stableStringify(value ?? null)).digest('base64');
+  const digest = (value: unknown): string => createHash('sha256').update(canonicalJson(value)).digest('base64');
   return { model: request.model ?? '', tools: digest(request.tools), templateKwargs: digest(request.chatTemplateKwargs), template: digest(request.chatTemplate) };
 }
 
@@ -84,18 +85,4 @@ function canonicalToolCall(call: unknown): unknown {
     }
   } else if (raw !== undefined && raw !== null && raw !== '') parsed = raw;
   return { name: fn.name ?? null, arguments: parsed };
-}
-
-/**
- * JSON with object keys sorted, so key order never makes two equal values differ.
- *
- * @example stableStringify({ b: 1, a: [2] }) // '{"a":[2],"b":1}'
- */
-export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => stableStringify(item ?? null)).join(',')}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableStringify(value[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
