@@ -1,3 +1,4 @@
+import { isRecord } from '../core/json/is-record.js';
 import type { SeededRandom } from './seeded-random.js';
 
 type Schema = Record<string, unknown>;
@@ -15,7 +16,7 @@ const MAX_DEPTH = 4;
  * // { city: 'notes' }
  */
 export function sampleJsonSchema(schema: unknown, random: SeededRandom, depth = 0): unknown {
-  if (!isSchema(schema)) return random.pick(WORDS);
+  if (!isRecord(schema)) return random.pick(WORDS);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return random.pick(schema.enum);
   const choices = schema.anyOf ?? schema.oneOf;
@@ -41,7 +42,7 @@ export function sampleJsonSchema(schema: unknown, random: SeededRandom, depth = 
 }
 
 function sampleObject(schema: Schema, random: SeededRandom, depth: number): Record<string, unknown> {
-  const properties = isSchema(schema.properties) ? schema.properties : {};
+  const properties = isRecord(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const value: Record<string, unknown> = {};
   if (depth >= MAX_DEPTH) return value;
@@ -74,8 +75,4 @@ function pickType(types: unknown[], random: SeededRandom): unknown {
 
 function numberBound(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
-}
-
-function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

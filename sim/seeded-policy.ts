@@ -1,6 +1,7 @@
 import type { SimReply } from './render-reply-text.js';
 import { sampleJsonSchema } from './sample-json-schema.js';
 import type { SeededRandom } from './seeded-random.js';
+import { isRecord } from '../core/json/is-record.js';
 
 const WORDS = (
   'the a model file result check value first next plan step test data answer look read write list update ' +
@@ -39,19 +40,19 @@ export function seededPolicyReply(input: SeededPolicyInput): SimReply {
     return reply;
   }
   if (random.chance(0.5)) reply.content = sentences(random, 1);
-  const definition = isObject(tool.function) ? tool.function : {};
+  const definition = isRecord(tool.function) ? tool.function : {};
   const name = typeof definition.name === 'string' ? definition.name : 'tool';
   const argumentsValue = sampleJsonSchema(definition.parameters ?? { type: 'object' }, random);
-  reply.toolCalls = [{ name, arguments: isObject(argumentsValue) ? argumentsValue : { value: argumentsValue } }];
+  reply.toolCalls = [{ name, arguments: isRecord(argumentsValue) ? argumentsValue : { value: argumentsValue } }];
   return reply;
 }
 
 function chooseTool(input: SeededPolicyInput): Record<string, unknown> | null {
   const { tools, toolChoice, random } = input;
   if (tools.length === 0 || toolChoice === 'none') return null;
-  if (isObject(toolChoice) && isObject(toolChoice.function)) {
+  if (isRecord(toolChoice) && isRecord(toolChoice.function)) {
     const wanted = toolChoice.function.name;
-    return tools.find((tool) => isObject(tool.function) && tool.function.name === wanted) ?? null;
+    return tools.find((tool) => isRecord(tool.function) && tool.function.name === wanted) ?? null;
   }
   if (toolChoice !== 'required' && !random.chance(0.5)) return null;
   return random.pick(tools);
@@ -66,8 +67,4 @@ function sentences(random: SeededRandom, count: number): string {
     result.push(words.join(' ') + '.');
   }
   return result.join(' ');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

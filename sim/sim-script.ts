@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRecord } from '../core/json/is-record.js';
 import { simFaultSchema } from './sim-fault.js';
 
 const scriptMatchSchema = z.strictObject({
@@ -27,8 +28,7 @@ const scriptToolCallSchema = z.strictObject({
 
 function isJsonObjectText(text: string): boolean {
   try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
+    return isRecord(JSON.parse(text));
   } catch {
     return false;
   }

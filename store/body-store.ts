@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { createBlobStore, toJsonPartOfText, type JsonPart } from './blob-store.js';
 import { compressJson, decompressJson } from './compress-json.js';
 import { StoreError } from './store-error.js';
+import { isRecord } from '../core/json/is-record.js';
 
 /**
  * Request bodies, stored so a session costs linear space although every request resends the whole
@@ -74,7 +75,7 @@ export function createBodyStore(database: Database.Database): BodyStore {
   }
 
   function writeOne(body: unknown, memo: WriteMemo): Buffer {
-    if (!isJsonObject(body)) return compressJson({ format: ENVELOPE_FORMAT, value: body ?? null });
+    if (!isRecord(body)) return compressJson({ format: ENVELOPE_FORMAT, value: body ?? null });
     const fields: EnvelopeField[] = [];
     for (const [key, value] of Object.entries(body)) {
       if (LIST_FIELDS.has(key) && Array.isArray(value) && value.length > 0) {
@@ -126,8 +127,4 @@ function toJsonPart(value: unknown, memo: WriteMemo): JsonPart | undefined {
   const part = toJsonPartOfText(text);
   if (memoizable) memo.parts.set(value, part);
   return part;
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { isRecord } from '../../core/json/is-record.js';
+
 /** A message as vLLM hands it to the chat template. */
 export type TemplateMessage = Record<string, unknown> & { role: string; content: string };
 
@@ -20,7 +22,7 @@ export function normalizeChatMessages(messages: readonly unknown[]): TemplateMes
 }
 
 function normalizeMessage(message: unknown, position: number): TemplateMessage {
-  if (!isObject(message) || typeof message.role !== 'string') {
+  if (!isRecord(message) || typeof message.role !== 'string') {
     throw new TypeError(`messages[${position}] must be an object with a string role`);
   }
   const result: TemplateMessage = { role: message.role, content: contentText(message.content) };
@@ -45,17 +47,17 @@ function contentText(content: unknown): string {
   const texts: string[] = [];
   for (const part of content) {
     if (typeof part === 'string') texts.push(part);
-    else if (isObject(part) && typeof part.text === 'string') texts.push(part.text);
+    else if (isRecord(part) && typeof part.text === 'string') texts.push(part.text);
   }
   return texts.join('\n');
 }
 
 function parseToolCallArguments(toolCall: unknown): unknown {
-  if (!isObject(toolCall) || !isObject(toolCall.function)) return toolCall;
+  if (!isRecord(toolCall) || !isRecord(toolCall.function)) return toolCall;
   const argumentsValue = toolCall.function.arguments;
   let parsed: unknown;
   if (typeof argumentsValue === 'string' && argumentsValue !== '') parsed = JSON.parse(argumentsValue);
-  else if (isObject(argumentsValue) || Array.isArray(argumentsValue)) parsed = argumentsValue;
+  else if (isRecord(argumentsValue) || Array.isArray(argumentsValue)) parsed = argumentsValue;
   else parsed = {};
   return { ...toolCall, function: { ...toolCall.function, arguments: parsed } };
 }
@@ -70,15 +72,11 @@ function parseToolCallArguments(toolCall: unknown): unknown {
  */
 export function normalizeChatTools(tools: readonly unknown[]): Array<Record<string, unknown>> {
   return tools.map((tool) => {
-    const definition = isObject(tool) && isObject(tool.function) ? tool.function : {};
+    const definition = isRecord(tool) && isRecord(tool.function) ? tool.function : {};
     const { name, description, parameters, ...extra } = definition;
     return {
       type: 'function',
       function: { name, description: description ?? null, parameters: parameters ?? null, ...extra },
     };
   });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

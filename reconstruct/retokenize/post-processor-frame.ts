@@ -1,3 +1,5 @@
+import { isRecord } from '../../core/json/is-record.js';
+
 /** Ids a Hugging Face tokenizer adds around a single text when asked to add special tokens (BOS, EOS, CLS/SEP). */
 export interface PromptFrame {
   prefix: number[];
@@ -53,8 +55,4 @@ function templateFrame(pieces: readonly unknown[], specialTokens: unknown): Prom
 /** `["<s>", 0]` -> 0 */
 function pairId(pair: unknown): number | null {
   return Array.isArray(pair) && typeof pair[1] === 'number' ? pair[1] : null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { AssistantOutput } from './retokenizer.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /**
  * The assistant reply of a stored chat completion body (`choices[0].message`, the assembled equivalent for
@@ -23,8 +24,4 @@ export function readAssistantOutput(message: unknown, endsTurn: boolean): Assist
     }),
     endsTurn,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

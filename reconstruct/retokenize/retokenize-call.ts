@@ -2,6 +2,7 @@ import type { CallBodies, CallRow } from '../../store/types.js';
 import { readAssistantOutput } from './read-assistant-output.js';
 import { readCallFinish } from './read-call-finish.js';
 import type { RenderChatOptions, Retokenizer } from './retokenizer.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /** Token ids rebuilt from a call's stored text. They carry no logprobs: the backend reported none. */
 export interface RetokenizedCall {
@@ -155,8 +156,4 @@ function firstChoice(body: unknown): Record<string, unknown> | null {
 
 function refuse(reason: RetokenizeRefusalReason, detail: string): RetokenizeRefusal {
   return { source: 'refused', reason, detail };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

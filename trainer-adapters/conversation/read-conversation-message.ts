@@ -1,4 +1,5 @@
 import type { ConversationMessage } from '../export-sample.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 type ToolCall = NonNullable<ConversationMessage['tool_calls']>[number];
 
@@ -60,8 +61,4 @@ function readToolCall(raw: unknown): ToolCall | null {
     type: 'function',
     function: { name: raw.function.name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

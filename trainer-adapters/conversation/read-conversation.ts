@@ -1,6 +1,7 @@
 import type { CallBodies } from '../../store/index.js';
 import type { Conversation, ConversationMessage } from '../export-sample.js';
 import { readConversationMessage } from './read-conversation-message.js';
+import { isRecord } from '../../core/json/is-record.js';
 
 /**
  * The conversation of one recorded chat call, in OpenAI chat form: the messages the backend rendered, then the
@@ -83,8 +84,4 @@ function continued(prefill: ConversationMessage, reply: ConversationMessage): Co
   const message: ConversationMessage = { ...reply, content: prefill.content + reply.content };
   if (prefill.reasoning !== undefined || reply.reasoning !== undefined) message.reasoning = (prefill.reasoning ?? '') + (reply.reasoning ?? '');
   return message;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { isRecord } from '../../../core/json/is-record.js';
+
 /**
  * The `# Tools` section of a Harmony developer message: function tools as a TypeScript namespace, ported from
  * openai/harmony `src/encoding.rs` (`template_tools_section`, `json_schema_to_typescript`) so that the text
@@ -145,8 +147,4 @@ function rustLines(text: string): string[] {
   const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   if (lines.at(-1) === '') lines.pop();
   return lines;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { harmonyToolsSection, type HarmonyTool } from './harmony-tool-types.js';
 import type { RenderChatOptions } from '../../../reconstruct/retokenize/retokenizer.js';
+import { isRecord } from '../../../core/json/is-record.js';
 
 /** One Harmony message before rendering (openai/harmony `chat::Message`, text content only). */
 interface HarmonyMessage {
@@ -122,8 +123,4 @@ function contentText(content: unknown): string {
     .map((part) => (typeof part === 'string' ? part : isRecord(part) && typeof part.text === 'string' ? part.text : null))
     .filter((text): text is string => text !== null)
     .join('\n');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
