@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { commonPrefixLength } from './common-prefix-length.js';
+import { sharedPrefixLength } from '../core/token-ids/shared-prefix-length.js';
 import { createPromptChain, type StoredPromptLink } from './prompt-chain.js';
 import type { SequenceCache } from './sequence-cache.js';
 
@@ -64,7 +64,7 @@ export function createPromptDelta(options: { database: Database.Database; cache:
     // parent and every older base is shorter than what it shares.
     for (const candidate of candidates) {
       if (Math.min(prompt.length, candidate.base_length) <= prefixLength) continue;
-      const shared = commonPrefixLength(prompt, chain.readBase(candidate.id));
+      const shared = sharedPrefixLength(prompt, chain.readBase(candidate.id));
       if (shared > prefixLength) {
         parentId = candidate.id;
         prefixLength = shared;

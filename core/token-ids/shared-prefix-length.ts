@@ -9,12 +9,14 @@
 const CHUNK_IDS = 4096;
 
 /**
- * How many leading ids `whole` shares with `prompt ++ completion`.
+ * How many leading ids `whole` shares with `prompt ++ completion`, or with `prompt` alone when there is no
+ * completion (two sequences: the store's prompt delta looks for the longest stored prefix of a new prompt).
  *
  * @example
  * sharedPrefixLength(Int32Array.of(1, 2, 3, 9), Int32Array.of(1, 2), Int32Array.of(3, 4)); // 3
+ * sharedPrefixLength(Int32Array.of(1, 2, 3), Int32Array.of(1, 2, 4)); // 2
  */
-export function sharedPrefixLength(whole: Int32Array, prompt: Int32Array, completion: Int32Array | null): number {
+export function sharedPrefixLength(whole: Int32Array, prompt: Int32Array, completion: Int32Array | null = null): number {
   const inPrompt = sharedRangeLength(whole, 0, prompt, 0, Math.min(whole.length, prompt.length));
   if (inPrompt < prompt.length || completion === null) return inPrompt;
   const limit = Math.min(whole.length - prompt.length, completion.length);

@@ -9,6 +9,12 @@ function naiveShared(whole: Int32Array, sequence: number[]): number {
   return shared;
 }
 
+function naiveCommonPrefixLength(left: Int32Array, right: Int32Array): number {
+  let length = 0;
+  while (length < left.length && length < right.length && left[length] === right[length]) length++;
+  return length;
+}
+
 describe('prefix comparisons on packed ids', () => {
   it('agree with an id-by-id comparison, on separate arrays and on views of one shared array at any offsets', () => {
     fc.assert(
@@ -35,5 +41,21 @@ describe('prefix comparisons on packed ids', () => {
     expect(rangeEquals(memory, 0, memory, 7, 5_000)).toBe(true); // period 7
     expect(rangeEquals(memory, 0, memory, 1, 5_000)).toBe(false);
     expect(sharedPrefixLength(memory.subarray(0, 9_000), memory.subarray(0, 4_000), memory.subarray(4_000))).toBe(9_000);
+  });
+
+  it('of two sequences (no completion) agree with an id-by-id comparison, mismatches inside and across 4,096-id chunks included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 9000, size: 'max' }),
+        fc.nat({ max: 9000 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 20 }),
+        (shared, cut, rest) => {
+          const left = Int32Array.from(shared);
+          const right = Int32Array.from([...shared.slice(0, cut), ...rest]);
+          expect(sharedPrefixLength(left, right)).toBe(naiveCommonPrefixLength(left, right));
+          expect(sharedPrefixLength(right.subarray(1), left.subarray(1))).toBe(naiveCommonPrefixLength(right.subarray(1), left.subarray(1)));
+        },
+      ),
+    );
   });
 });
