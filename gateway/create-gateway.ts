@@ -12,18 +12,20 @@ import { registerOpenAiChat } from './protocols/openai-chat/openai-chat.js';
 import { registerOpenAiModels } from './protocols/openai-models/openai-models.js';
 import { registerOpenAiResponses } from './protocols/openai-responses/openai-responses.js';
 import { registerOpenAiCompletions } from './protocols/openai-completions/openai-completions.js';
-import { setOpenAiErrorHandler } from './errors/openai-error-handler.js';
-import { registerAnthropicFrontDoor } from './protocols/anthropic-messages/anthropic-messages.js';
+import { openAiErrorHandler } from './errors/openai-error-handler.js';
+import { ANTHROPIC_MESSAGES_PATH, registerAnthropicFrontDoor } from './protocols/anthropic-messages/anthropic-messages.js';
+import { anthropicErrorHandler } from './protocols/anthropic-messages/anthropic-error-handler.js';
 import { createTokenFaithful } from './token-faithful/create-token-faithful.js';
 import { RolloutControl } from './rollouts/rollout-control.js';
 import { createLocalRolloutApi } from './rollouts/local-rollout-api.js';
 import type { RolloutApi } from './rollouts/rollout-api.js';
 import { registerAdminApi } from './admin/register-admin-api.js';
+import { adminErrorHandler } from './admin/admin-error-handler.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { observeRecorder } from './metrics/observe-recorder.js';
 import { registerObservabilityRoutes } from './metrics/register-observability-routes.js';
 import { answerClientError } from './security/answer-client-error.js';
-import { answerFrameworkError, MAX_PARAM_LENGTH } from './security/answer-framework-error.js';
+import { createFrameworkErrorAnswer, MAX_PARAM_LENGTH, type PathErrorScope } from './security/answer-framework-error.js';
 import { registerJsonBodyParser } from './security/json-body-parser.js';
 import { registerHostCheck } from './security/host-check.js';
 import { registerLingeringClose } from './security/linger-before-close.js';
@@ -101,7 +103,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // a client trickling its request (slowloris) is cut after requestTimeoutMs (408); fastify's default is never
     requestTimeout: config.requestTimeoutMs,
     // ids up to 128 characters reach the routes' own checks; what the router refuses is answered in protocol shape
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: answerFrameworkError });
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: createFrameworkErrorAnswer(ERROR_SCOPES_BY_PATH, openAiErrorHandler) });
   const drain = installGracefulDrain(app, { timeoutMs: config.shutdownTimeoutMs, logger: logger as FastifyBaseLogger });
   const backend = createVllmBackend({
     backendUrl: config.backendUrl,
@@ -161,6 +163,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   };
 }
 
+/** Which protocol's shape a URL's errors take before routing: the rollout API's under /tokentap/, Anthropic's under /v1/messages, OpenAI's elsewhere. */
+const ERROR_SCOPES_BY_PATH: readonly PathErrorScope[] = [
+  { matches: (path) => path.startsWith('/tokentap/'), errors: adminErrorHandler },
+  { matches: (path) => ANTHROPIC_MESSAGES_PATH.test(path), errors: anthropicErrorHandler },
+];
+
 /** Pending connections the kernel may queue before accept (Node's default is 511). */
 const LISTEN_BACKLOG = 4096;
 
@@ -176,10 +184,10 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   if (context.config.rateLimit !== undefined) registerRateLimit(app, context, context.config.rateLimit);
   // /healthz, /metrics and the hooks counting every request and error answered
   registerObservabilityRoutes(app, context);
-  setOpenAiErrorHandler(app);
+  openAiErrorHandler.setOn(app);
   for (const prefix of ['/v1', '/s/:sessionId/v1']) {
     void app.register(async (scope) => {
-      setOpenAiErrorHandler(scope);
+      openAiErrorHandler.setOn(scope);
       registerOpenAiChat(scope, context);
       registerOpenAiModels(scope, context);
       registerOpenAiResponses(scope, context);

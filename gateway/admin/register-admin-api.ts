@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
-import { setAdminErrorHandler } from './admin-error-handler.js';
+import { adminErrorHandler } from './admin-error-handler.js';
 import { registerBatchRoutes } from './batch-routes.js';
 import { registerControlRoutes } from './control-routes.js';
 import { registerEventStreamRoute } from './event-stream-route.js';
@@ -29,7 +29,7 @@ export function registerAdminApi(app: FastifyInstance, context: GatewayContext):
     transform: ({ schema, url }) => ({ schema: url.startsWith(ADMIN_PREFIX) ? schema : { ...schema, hide: true }, url }),
   });
   void app.register(async (scope) => {
-    setAdminErrorHandler(scope);
+    adminErrorHandler.setOn(scope);
     scope.setValidatorCompiler(() => () => true);
     scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
     registerSessionRoutes(scope, context);

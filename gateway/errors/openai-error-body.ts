@@ -16,6 +16,18 @@ export function toOpenAiErrorBody(error: TokentapError): OpenAiErrorBody {
   return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
 }
 
+/**
+ * The status and OpenAI body for a failure, as the OpenAI front doors, the models route and the error handler of
+ * the root scope answer it. A backend error already normalized to OpenAI's shape goes out as the backend worded it.
+ *
+ * @example const { status, body } = toOpenAiError(failure); reply.code(status).send(body)
+ */
+export function toOpenAiError(failure: TokentapError): { status: number; body: OpenAiErrorBody } {
+  const cause = failure.cause;
+  const isBackendBody = failure.code === 'TT_BACKEND_ERROR' && typeof cause === 'object' && cause !== null && 'error' in cause;
+  return { status: failure.status, body: isBackendBody ? (cause as OpenAiErrorBody) : toOpenAiErrorBody(failure) };
+}
+
 function readString(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Recorder } from '../recorder/recorder.js';
 import type { TokenFaithfulCounters } from '../token-faithful/token-faithful-counters.js';
-import { fromFastifyError } from '../errors/openai-error-handler.js';
+import { fromFastifyError } from '../errors/from-fastify-error.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { frontDoorOfRoute } from './front-door-of-route.js';
 

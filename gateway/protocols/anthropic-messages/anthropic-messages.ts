@@ -4,11 +4,14 @@ import { prepareChatRequest } from '../../backends/vllm-chat-request.js';
 import { runChatCall } from '../../calls/run-chat-call.js';
 import { toChatRequest } from './anthropic-chat-request.js';
 import { countAnthropicTokens } from './anthropic-count-tokens.js';
-import { setAnthropicErrorHandler } from './anthropic-error-handler.js';
+import { anthropicErrorHandler } from './anthropic-error-handler.js';
 import { parseAnthropicBody } from './anthropic-messages-schema.js';
 import { createAnthropicMessagesRenderer } from './anthropic-messages-renderer.js';
 
 type RouteParams = { sessionId?: string };
+
+/** The Messages routes' paths, with or without a session in the path (what the router refuses there is answered in Anthropic's shape). */
+export const ANTHROPIC_MESSAGES_PATH = /^(?:\/s\/[^/]*)?\/v1\/messages(?:[/?]|$)/;
 
 /**
  * The Anthropic Messages front door: `POST /v1/messages` (Claude Code adds `?beta=true`) and
@@ -21,7 +24,7 @@ type RouteParams = { sessionId?: string };
 export function registerAnthropicFrontDoor(app: FastifyInstance, context: GatewayContext): void {
   for (const prefix of ['/v1/messages', '/s/:sessionId/v1/messages']) {
     void app.register(async (scope) => {
-      setAnthropicErrorHandler(scope);
+      anthropicErrorHandler.setOn(scope);
       registerAnthropicMessages(scope, context);
     }, { prefix });
   }
