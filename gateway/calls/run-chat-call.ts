@@ -6,7 +6,7 @@ import { ChatStreamAssembler } from '../backends/chat-stream-assembler.js';
 import type { StreamAssembler } from '../backends/stream-assembler.js';
 import { postWithRetries } from '../backends/post-with-retries.js';
 import { retryPolicyFromConfig } from '../backends/retry-policy.js';
-import { readBackendBody } from '../backends/read-backend-body.js';
+import { readBackendBody, readBackendBodySettled } from '../backends/read-backend-body.js';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { mapBackendFailure } from '../errors/map-backend-failure.js';
 import { isRecord } from '../../core/json/is-record.js';
@@ -136,8 +136,14 @@ function samplingMetadata(admission: CallAdmission): Record<string, unknown> {
 }
 
 async function relayBackendError(reply: FastifyReply, response: BackendResponse, scope: CallScope): Promise<never> {
-  const { text, json } = await readBackendBody(response);
-  const backendBody = json ?? text;
+  const read = await readBackendBodySettled(response);
+  // an error body cut mid-way, or a harness gone while it is read, still ends the call, with the bytes that came
+  // (issue 12: the read threw past the recording and the row stayed in_progress)
+  if ('failure' in read) {
+    const failure = mapBackendFailure(read.failure, { started: true, clientGone: scope.clientGone() });
+    throw await recordFailure(scope, failure, { httpStatus: response.statusCode, backendErrorBody: read.text });
+  }
+  const backendBody = read.json ?? read.text;
   const normalized = normalizeBackendErrorBody(backendBody, response.statusCode);
   // a backend's back-off hint reaches the harness: OpenAI and Anthropic clients honour Retry-After
   const retryAfter = response.headers['retry-after'];
