@@ -1,10 +1,17 @@
+import { isInt32 } from '../../core/token-ids/is-int32-token-id.js';
 import { ExportValueError } from './export-value-error.js';
+
+// TEMPORARY (issue 13, int32 check): parquet-column-values.ts still imports these; removed once it uses expectInt32
+export { INT32_MAX, INT32_MIN } from '../../core/token-ids/is-int32-token-id.js';
 
 // Value checks shared by the JSONL and Parquet writers, so a row one format accepts the other accepts too.
 // Each throws an ExportValueError whose `where` is relative to the value; callers prepend the column.
 
-export const INT32_MIN = -2_147_483_648;
-export const INT32_MAX = 2_147_483_647;
+/** @example expectInt32(-100) // -100; a fraction, 2^31 or a string throws */
+export function expectInt32(value: unknown): number {
+  if (!isInt32(value)) throw expected('an int32', value);
+  return value;
+}
 
 /** @example expectInteger(3, 0, 255, 'a uint8') // 3 */
 export function expectInteger(value: unknown, minimum: number, maximum: number, what: string): number {

@@ -1,5 +1,5 @@
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
-import { checkedElements, expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
+import { checkedElements, expected, expectInt32, expectInteger, expectNumber, expectString, finite } from './check-column-value.js';
 import { ExportValueError } from './export-value-error.js';
 import type { JsonByteBuffer } from './json-byte-buffer.js';
 import { writeJsonValue, writeTypedArray } from './write-json-value.js';
@@ -19,7 +19,7 @@ const SAFE = Number.MAX_SAFE_INTEGER;
  */
 export const JSON_COLUMN_ENCODERS: Record<ColumnType, JsonColumnEncoder> = {
   string: (buffer, value) => buffer.appendText(JSON.stringify(expectString(value))),
-  int32: (buffer, value) => buffer.appendAscii(String(expectInteger(value, INT32_MIN, INT32_MAX, 'an int32'))),
+  int32: (buffer, value) => buffer.appendAscii(String(expectInt32(value))),
   int64: (buffer, value) => buffer.appendAscii(typeof value === 'bigint' ? value.toString() : String(expectInteger(value, -SAFE, SAFE, 'an int64'))),
   float32: (buffer, value) => buffer.appendFloat32(finite(Math.fround(expectNumber(value)))),
   float64: (buffer, value) => buffer.appendAscii(String(finite(expectNumber(value)))),
@@ -30,7 +30,7 @@ export const JSON_COLUMN_ENCODERS: Record<ColumnType, JsonColumnEncoder> = {
   'int32[]': (buffer, value) =>
     value instanceof Int32Array || value instanceof Int16Array || value instanceof Uint16Array || value instanceof Int8Array || value instanceof Uint8Array
       ? writeTypedArray(buffer, value)
-      : writeNumbers(buffer, value, (element) => expectInteger(element, INT32_MIN, INT32_MAX, 'an int32'), 'Int32Array or number[]'),
+      : writeNumbers(buffer, value, expectInt32, 'Int32Array or number[]'),
   'int64[]': (buffer, value) =>
     value instanceof Int32Array || value instanceof BigInt64Array
       ? writeTypedArray(buffer, value)

@@ -1,3 +1,4 @@
+import { isInt32 } from '../../core/token-ids/is-int32-token-id.js';
 import type { FinishCallInput } from '../../store/types.js';
 import type { RecorderWrite } from './batch-writer.js';
 import type { EndsReport } from './end-retries.js';
@@ -87,9 +88,8 @@ export function toTransferableFinish(result: FinishCallInput): { result: FinishC
 function toInt32ArrayIfExact(values: readonly number[]): Int32Array | null {
   const packed = new Int32Array(values.length);
   for (let index = 0; index < values.length; index++) {
-    const value = values[index] as number;
-    // `value | 0` is value only for integers an Int32 holds (NaN, fractions and anything wider differ)
-    if ((value | 0) !== value) return null;
+    const value = values[index];
+    if (!isInt32(value)) return null;
     packed[index] = value;
   }
   return packed;
