@@ -7,32 +7,40 @@
  * await gateway.listen();
  * const session = await gateway.createSession({ groupId: 'task-7' }); // new OpenAI(session.openai)
  */
-export { createGateway, type Gateway, type GatewayCloseReport, type GatewayOptions } from './gateway/create-gateway.js';
-export type { Recorder, RecorderCounters, RecorderHealth, RecordWorkerHealth, RecordingFailureState } from './gateway/recorder/recorder.js';
-export { connectGateway, type ConnectedGateway, type ConnectGatewayOptions } from './gateway/connect-gateway.js';
-export type {
-  RolloutApi,
-  RolloutSession,
-  CreateSessionOptions,
-  CreatedSession,
-  SessionInfo,
-  RewardInput,
-  RewardOptions,
-  GroupInfo,
-  PauseOptions,
-  GatewayState,
-  GatewayEvents,
-  GatewayEventName,
-  CallEndEvent,
-  SessionEndEvent,
-  GroupCompleteEvent,
-} from './gateway/rollouts/rollout-api.js';
-export type { SamplingOverrides } from './gateway/rollouts/rollout-schemas.js';
-export { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './gateway/config/gateway-config.js';
-export { TokentapError, isTokentapError } from './core/errors/tokentap-error.js';
-export { ERROR_CODES, type ErrorCode } from './core/errors/error-codes.js';
-export { SseDecoder, type SseEvent } from './core/sse/sse-decoder.js';
-export { encodeSseEvent } from './core/sse/encode-sse-event.js';
+export {
+  createGateway,
+  connectGateway,
+  gatewayConfigSchema,
+  type Gateway,
+  type GatewayCloseReport,
+  type GatewayOptions,
+  type ConnectedGateway,
+  type ConnectGatewayOptions,
+  type GatewayConfig,
+  type GatewayConfigInput,
+  type Recorder,
+  type RecorderCounters,
+  type RecorderHealth,
+  type RecordWorkerHealth,
+  type RecordingFailureState,
+  type RolloutApi,
+  type RolloutSession,
+  type CreateSessionOptions,
+  type CreatedSession,
+  type SessionInfo,
+  type RewardInput,
+  type RewardOptions,
+  type GroupInfo,
+  type PauseOptions,
+  type GatewayState,
+  type GatewayEvents,
+  type GatewayEventName,
+  type CallEndEvent,
+  type SessionEndEvent,
+  type GroupCompleteEvent,
+  type SamplingOverrides,
+} from './gateway/index.js';
+export { TokentapError, isTokentapError, ERROR_CODES, SseDecoder, encodeSseEvent, type ErrorCode, type SseEvent } from './core/index.js';
 export {
   openStore,
   StoreError,

@@ -1,8 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createGateway } from '../../gateway/create-gateway.js';
-import { createLogger } from '../../gateway/create-logger.js';
-import { gatewayConfigSchema } from '../../gateway/config/gateway-config.js';
-import { publicBindWarnings } from '../../gateway/security/public-bind-warnings.js';
+import { createGateway, createLogger, gatewayConfigSchema, publicBindWarnings } from '../../gateway/index.js';
 import { CONFIG_KEYS, loadConfig, toEnvName, toFlagName } from '../load-config.js';
 import { UsageError } from '../usage-error.js';
 
