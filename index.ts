@@ -1,5 +1,6 @@
 /**
- * tokentap's public library surface. Nothing else is importable (package.json `exports`).
+ * tokentap's public library surface. Besides it only the simulator is importable, as `tokentap/sim` (package.json
+ * `exports`).
  *
  * @example
  * import { createGateway } from 'tokentap';
@@ -71,7 +72,6 @@ export {
   type DeclareGroupInput,
   type EndSessionInput,
 } from './store/index.js';
-export * from './sim/index.js';
 export {
   reconstructSession,
   reconstructSessionReport,

@@ -2,7 +2,7 @@
  * The ground floor's surface, for the library (the root index.ts): the one error class and its code table, and
  * the SSE decoder and encoder.
  *
- * @example import { TokentapError, isTokentapError } from './core/index.js';
+ * @example if (isTokentapError(error)) console.error(error.code, error.message)
  */
 export { TokentapError, isTokentapError } from './errors/tokentap-error.js';
 export { ERROR_CODES, type ErrorCode } from './errors/error-codes.js';

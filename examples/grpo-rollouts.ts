@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionMessageToolCall, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { createGateway, createSimBackend, type GroupInfo, type RolloutApi, type RolloutSession, type Sample, type SimScript, type Store } from '../index.js';
+import { createGateway, type GroupInfo, type RolloutApi, type RolloutSession, type Sample, type Store } from '../index.js';
+import { createSimBackend, type SimScript } from '../sim/index.js';
 import { exportSamples } from '../export/export-samples.js';
 
 export const TASK = { id: 'add-17-25', prompt: 'What is 17 + 25? Use the calculator, then answer with the number only.', answer: '42' };

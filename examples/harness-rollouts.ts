@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createGateway, createSimBackend, iterateSamples, type Sample, type SimScript } from '../index.js';
+import { createGateway, iterateSamples, type Sample } from '../index.js';
+import { createSimBackend, type SimScript } from '../sim/index.js';
 import { claudeCodeCommand, codexCommand, type HarnessCommand } from './harness-commands.js';
 
 export type HarnessName = 'claude-code' | 'codex';

@@ -3,8 +3,7 @@
  * so its folders can move without reaching past it.
  *
  * @example
- * import { createGateway } from './gateway/index.js';
- * const gateway = createGateway({ backendUrl: 'http://127.0.0.1:8000', db: './tokentap.db' });
+ * const gateway = createGateway({ backendUrl: 'http://127.0.0.1:8000', db: './tokentap.db' }); // from the root index.ts or cli/
  */
 export { createGateway, type Gateway, type GatewayCloseReport, type GatewayOptions } from './create-gateway.js';
 export { connectGateway, type ConnectedGateway, type ConnectGatewayOptions } from './connect-gateway.js';

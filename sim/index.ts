@@ -1,4 +1,4 @@
-// The simulated vLLM backend: its whole public surface.
+// The simulated vLLM backend: its whole public surface, the package's subpath export `tokentap/sim`.
 export { createSimBackend, type SimBackend, type SimEventName } from './create-sim-backend.js';
 export { runSimBackend } from './cli.js';
 export type { SimBackendOptions, ReasoningField } from './sim-options.js';
