@@ -8,7 +8,7 @@ import { mapBackendFailure } from '../errors/map-backend-failure.js';
 import { isRecord } from '../../core/json/is-record.js';
 import { SseDecoder } from '../../core/sse/sse-decoder.js';
 import { finishInput } from '../recorder/finish-inputs.js';
-import type { ChatCallRenderer } from './chat-call-renderer.js';
+import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
 import type { CallScope } from './call-scope.js';
 import { writeWithBackpressure } from '../http/write-with-backpressure.js';
 

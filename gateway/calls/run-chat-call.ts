@@ -14,7 +14,7 @@ import { normalizeBackendErrorBody } from '../errors/openai-error-body.js';
 import { harnessMetadata } from '../sessions/resolve-session.js';
 import { admitCall, withSamplingOverrides, type CallAdmission } from '../rollouts/admit-call.js';
 import { finishInput, type CallTiming } from '../recorder/finish-inputs.js';
-import type { ChatCallRenderer } from './chat-call-renderer.js';
+import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
 import { relayChatStream } from './relay-chat-stream.js';
 import type { CallScope } from './call-scope.js';
 

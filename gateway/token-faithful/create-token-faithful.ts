@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { BackendClient } from '../backends/vllm.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
-import type { ChatCallRenderer } from '../calls/chat-call-renderer.js';
+import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
 import { isRecord } from '../../core/json/is-record.js';
 import { createBackendPromptRenderer } from './backend-prompt-renderer.js';
 import { completionRequestFromChat } from './completion-request-from-chat.js';

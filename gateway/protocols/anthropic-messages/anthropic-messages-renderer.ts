@@ -1,4 +1,4 @@
-import type { ChatCallRenderer } from '../../calls/chat-call-renderer.js';
+import type { ChatCallRenderer } from '../../backends/chat-call-renderer.js';
 import { encodeSseEvent } from '../../../core/sse/encode-sse-event.js';
 import { toAnthropicMessage, type AnthropicAnswerOptions } from './anthropic-message-body.js';
 import { AnthropicStreamEvents } from './anthropic-stream-events.js';

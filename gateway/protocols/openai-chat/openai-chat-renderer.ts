@@ -1,4 +1,4 @@
-import type { ChatCallRenderer } from '../../calls/chat-call-renderer.js';
+import type { ChatCallRenderer } from '../../backends/chat-call-renderer.js';
 import type { HarnessAsked } from '../../backends/vllm-chat-request.js';
 import { stripInjectedFields } from '../../backends/vllm-chat-response.js';
 import { encodeSseEvent } from '../../../core/sse/encode-sse-event.js';

@@ -1,4 +1,4 @@
-import type { ChatCallRenderer } from '../../calls/chat-call-renderer.js';
+import type { ChatCallRenderer } from '../../backends/chat-call-renderer.js';
 import type { CompletionAsked } from '../../backends/vllm-completion-request.js';
 import { stripCompletionFields } from '../../backends/vllm-completion-response.js';
 import { encodeSseEvent } from '../../../core/sse/encode-sse-event.js';

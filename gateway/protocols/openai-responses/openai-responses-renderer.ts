@@ -1,4 +1,4 @@
-import type { ChatCallRenderer } from '../../calls/chat-call-renderer.js';
+import type { ChatCallRenderer } from '../../backends/chat-call-renderer.js';
 import { isRecord } from '../../../core/json/is-record.js';
 import { responseObject, type ResponseEnvelope } from './responses-envelope.js';
 import { chatMessageToOutput, createItemIds, toResponsesUsage, type OutputItem } from './responses-output-items.js';

@@ -1,11 +1,11 @@
-import type { StreamAssembler } from '../backends/stream-assembler.js';
+import type { StreamAssembler } from './stream-assembler.js';
 import type { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /**
  * How one front door speaks to its harness, given a backend chat call. The pipeline (run-chat-call.ts)
  * records and relays; the renderer only translates, so streaming and non-streaming share one translation.
  * Every method receives the backend's payload unstripped (the pipeline has already read tokens from it) and
- * may mutate it.
+ * may mutate it. It lives beside StreamAssembler, below calls/ (which drives it) and token-faithful/ (which wraps it).
  */
 export interface ChatCallRenderer {
   /** the non-streamed answer: the harness's body built from the backend's chat completion */
