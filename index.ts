@@ -113,6 +113,7 @@ export {
 } from './reconstruct/retokenize/index.js';
 export {
   exportDataset,
+  exportRows,
   exportSamples,
   computeDatasetStats,
   formatDatasetStats,
@@ -126,6 +127,7 @@ export {
   type ExportDatasetOptions,
   type ExportDatasetResult,
   type ExportSamplesOptions,
+  type ExportRowsOptions,
   type ExportSource,
   type ExportFilters,
   type AdvantageEstimator,

@@ -1,11 +1,9 @@
 import type { Store } from '../store/index.js';
-import { readConversation } from '../trainer-adapters/conversation/read-conversation.js';
 import { createTrainerAdapter } from '../trainer-adapters/index.js';
-import { isAdapterSkip } from '../trainer-adapters/trainer-adapter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
 import { readExportProvenance, type ExportProvenance } from './export-provenance.js';
-import { createExportSummary, exportSamples, type ExportSamplesOptions } from './export-samples.js';
-import { uncountSample } from './export-summary.js';
+import { exportRows, type ExportRowsOptions } from './export-rows.js';
+import { createExportSummary } from './export-summary.js';
 import { createRecordWriter } from './writers/record-writer.js';
 
 export interface ExportDatasetOptions extends ExportSelection {
@@ -19,7 +17,7 @@ export interface ExportDatasetOptions extends ExportSelection {
   force?: boolean;
   /** the model folder served (tokenizer.json, chat template): hashed into the file's provenance */
   modelDir?: string;
-  onProgress?: ExportSamplesOptions['onProgress'];
+  onProgress?: ExportRowsOptions['onProgress'];
   /** stops the export: nothing is left behind (the temp file is removed) and the promise rejects */
   signal?: AbortSignal;
 }
@@ -60,22 +58,11 @@ export async function exportDataset(store: Store, options: ExportDatasetOptions)
     ...(options.force === undefined ? {} : { force: options.force }),
   });
   try {
-    const samples = exportSamples(store, {
-      ...options,
-      adapter,
-      summary,
-      readConversation,
-      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-    });
-    let rows = 0;
-    for (const exportSample of samples) {
-      if (++rows % ROWS_PER_TURN === 0) await new Promise(setImmediate);
+    const rows = exportRows(store, adapter, { ...options, summary });
+    let count = 0;
+    for (const row of rows) {
+      if (++count % ROWS_PER_TURN === 0) await new Promise(setImmediate);
       options.signal?.throwIfAborted();
-      const row = adapter.toRow(exportSample);
-      if (isAdapterSkip(row)) {
-        uncountSample(summary, exportSample.sample, row.skip);
-        continue;
-      }
       await writer.write(row);
     }
     options.signal?.throwIfAborted();

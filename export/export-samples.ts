@@ -1,11 +1,12 @@
 import type { CallBodies, Store } from '../store/index.js';
 import type { Conversation, ExportSample } from '../trainer-adapters/export-sample.js';
 import type { TrainerAdapter } from '../trainer-adapters/trainer-adapter.js';
-import { createSampleFilter, trainedPolicyVersions } from './create-sample-filter.js';
+import { createSampleFilter, DEFAULT_EXPORT_STATUSES, trainedPolicyVersions } from './create-sample-filter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
 import { countSample, createExportSummary } from './export-summary.js';
-import { exportUnit, type ExportedRollout, type ExportUnitOptions, type ExportUnitSource, type KeptSample } from './export-unit.js';
+import { exportUnit, exportWeighedStatuses, type ExportedRollout, type ExportUnitOptions, type ExportUnitSource, type KeptSample } from './export-unit.js';
 import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 export { createExportSummary } from './export-summary.js';
 
@@ -29,7 +30,7 @@ export interface ExportSamplesOptions extends ExportSelection {
  * Streams the samples of an export (docs/export.md, "Selection and filters", "Advantages and loss weights"): unit
  * by unit (a group, or a session in no group), oldest first; the samples of a unit together, rollouts in group
  * order, samples in chain order. Memory holds one unit, whatever the store holds. Counts go to `options.summary`
- * as samples are handed out.
+ * as samples are handed out. Each `item.sample` is reconstruction's, weighed over the kept samples of its rollout.
  *
  * @example
  * const summary = createExportSummary();
@@ -39,11 +40,30 @@ export interface ExportSamplesOptions extends ExportSelection {
  * console.log(summary.samples, summary.dropped); // 5 { status_failed: 1 }
  */
 export function exportSamples(store: ExportSource, options: ExportSamplesOptions): Generator<ExportSample> {
+  const summary = options.summary ?? createExportSummary();
+  const samples = streamExportSamples(store, { ...options, summary });
+  return countEach(samples, summary);
+}
+
+function* countEach(samples: Iterable<ExportSample>, summary: ExportSummary): Generator<ExportSample> {
+  for (const item of samples) {
+    countSample(summary, item.sample);
+    yield item;
+  }
+}
+
+/**
+ * exportSamples without counting the samples themselves (groups, sessions, drops, skipped calls and drift are
+ * counted): for exportRows, which counts a sample once its format holds it and an adapter's skip as a drop.
+ * Options are checked when it is called, units are read as samples are asked for.
+ *
+ * @example const samples = streamExportSamples(store, { adapter, summary });
+ */
+export function streamExportSamples(store: ExportSource, options: ExportSamplesOptions & { summary: ExportSummary }): Generator<ExportSample> {
   const needs = options.adapter?.needs;
   if (needs?.conversation === true && options.readConversation === undefined) {
-    throw new TypeError('this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)');
+    throw new TokentapError('TT_INVALID_ARGUMENT', { message: 'this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)' });
   }
-  const summary = options.summary ?? createExportSummary();
   const filters = options.filters ?? {};
   const policyHistory = filters.maxStaleness === undefined ? [] : store.listPolicyVersions();
   const unitOptions: ExportUnitOptions = {
@@ -51,13 +71,14 @@ export function exportSamples(store: ExportSource, options: ExportSamplesOptions
     filters,
     advantage: options.advantage ?? {},
     sampleFilter: createSampleFilter({ filters, needs, policyHistory }),
-    summary,
+    weighedStatuses: exportWeighedStatuses(filters.status ?? DEFAULT_EXPORT_STATUSES),
+    summary: options.summary,
     ...(needs?.conversation === true ? { readConversation: options.readConversation } : {}),
   };
-  return streamUnits(store, options, unitOptions, summary);
+  return streamUnits(store, options, unitOptions, options.summary);
 }
 
-/** The lazy part of exportSamples: options were checked when it was called, units are read as samples are asked for. */
+/** The lazy part: units are read as samples are asked for. */
 function* streamUnits(store: ExportSource, options: ExportSamplesOptions, unitOptions: ExportUnitOptions, summary: ExportSummary): Generator<ExportSample> {
   const { sessionsTotal, units } = selectExportUnits(store, { filters: unitOptions.filters, groupIds: options.groupIds });
   const position = { index: 0, groupIndex: 0, rolloutIndex: 0 };
@@ -74,7 +95,7 @@ function* streamUnits(store: ExportSource, options: ExportSamplesOptions, unitOp
   }
 }
 
-/** The kept samples of one unit, numbered, counted in the summary as each is handed out. */
+/** The kept samples of one unit, numbered; each rollout counted in `summary.sessions`. */
 function* unitSamples(
   groupKey: string,
   rollouts: ExportedRollout[],
@@ -85,7 +106,6 @@ function* unitSamples(
     summary.sessions += 1;
     for (const [rolloutSampleIndex, kept] of rollout.samples.entries()) {
       const item = toExportSample(kept, rollout, groupKey, { ...position, repetitionIndex, rolloutSampleIndex });
-      countSample(summary, kept.sample);
       position.index += 1;
       yield item;
     }
@@ -110,7 +130,7 @@ function toExportSample(
     rolloutSampleIndex: at.rolloutSampleIndex,
     rolloutSampleCount: rollout.samples.length,
     advantage: rollout.advantage,
-    lossWeight: kept.lossWeight,
+    lossWeight: kept.sample.lossWeight,
     policyVersions: versions,
     ...(kept.conversation === undefined ? {} : { conversation: kept.conversation }),
   };

@@ -51,15 +51,3 @@ export function countSample(summary: ExportSummary, sample: Pick<Sample, 'tokens
   summary.tokens += sample.tokens.length;
   summary.trainedTokens += countTrained(sample.lossMask);
 }
-
-/**
- * Moves a sample the pipeline counted but a format could not hold (an adapter's skip) from the totals to `dropped`.
- *
- * @example if (isAdapterSkip(row)) uncountSample(summary, exported.sample, row.skip);
- */
-export function uncountSample(summary: ExportSummary, sample: Pick<Sample, 'tokens' | 'lossMask'>, reason: string): void {
-  summary.samples -= 1;
-  summary.tokens -= sample.tokens.length;
-  summary.trainedTokens -= countTrained(sample.lossMask);
-  countReason(summary.dropped, reason);
-}

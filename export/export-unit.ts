@@ -1,4 +1,4 @@
-import { reconstructSessionReport, type ReconstructStrategy, type Sample } from '../reconstruct/index.js';
+import { reconstructSessionReport, type ReconstructStrategy, type Sample, type SampleStatus } from '../reconstruct/index.js';
 import type { CallBodies, RolloutRow, Store } from '../store/index.js';
 import type { Conversation } from '../trainer-adapters/export-sample.js';
 import { computeAdvantages, isZeroVariance } from './compute-advantages.js';
@@ -11,10 +11,9 @@ import { selectRollouts } from './select-rollouts.js';
 /** What exporting one unit reads: rewards, calls, bodies (chain breaks, conversations) and rollout fields. */
 export type ExportUnitSource = Pick<Store, 'listRewards' | 'listCalls' | 'getCallBodies' | 'getRollout'>;
 
-/** A sample the export keeps, with its loss weight and (when the format needs it) its conversation. */
+/** A sample the export keeps (weighed by reconstruction over the kept samples of its rollout), with its conversation when the format needs it. */
 export interface KeptSample {
   sample: Sample;
-  lossWeight: number;
   conversation?: Conversation;
 }
 
@@ -30,6 +29,8 @@ export interface ExportUnitOptions {
   filters: ExportFilters;
   advantage: AdvantageOptions;
   sampleFilter: SampleFilter;
+  /** the kept statuses whose samples count in the loss weights (exportWeighedStatuses) */
+  weighedStatuses: readonly SampleStatus[];
   /** set when the format needs conversations: a sample whose last call yields none is dropped (`no_conversation`) */
   readConversation?: (bodies: CallBodies) => Conversation | null;
   /** drops and reconstruction counts go here */
@@ -37,12 +38,23 @@ export interface ExportUnitOptions {
 }
 
 /**
+ * The statuses an export weighs: those it keeps (`filters.status`, default completed and truncated), less `failed`
+ * and `aborted`, whose samples are exported to be seen with weight 0 when `filters.status` asks for them.
+ *
+ * @example exportWeighedStatuses(['completed', 'failed']); // ['completed']
+ */
+export function exportWeighedStatuses(kept: readonly SampleStatus[]): SampleStatus[] {
+  return kept.filter((status) => status !== 'failed' && status !== 'aborted');
+}
+
+/**
  * One unit through the export pipeline (docs/export.md): rollout-level filters, advantages over the rewarded
- * rollouts that passed them, reconstruction, sample-level filters, then loss weights over what is kept. Returns the
- * rollouts with something to export, in unit order; one unit is all the export holds in memory.
+ * rollouts that passed them, then reconstruction with the sample-level filters handed to it, so reconstruction
+ * weighs (once) only the samples kept. Returns the rollouts with something to export, in unit order; one unit is
+ * all the export holds in memory. The samples are reconstruction's, unchanged.
  *
  * @example
- * const rollouts = exportUnit(store, unit, { strategy: 'merge', filters: {}, advantage: {}, sampleFilter: createSampleFilter(), summary });
+ * const rollouts = exportUnit(store, unit, { strategy: 'merge', filters: {}, advantage: {}, sampleFilter: createSampleFilter(), weighedStatuses: ['completed', 'truncated'], summary });
  */
 export function exportUnit(store: ExportUnitSource, unit: ExportUnit, options: ExportUnitOptions): ExportedRollout[] {
   const selected = selectRollouts(store, unit, options.filters, options.summary.dropped);
@@ -50,42 +62,45 @@ export function exportUnit(store: ExportUnitSource, unit: ExportUnit, options: E
   const advantages = computeAdvantages(rewards, options.advantage);
   const zeroVariance = options.advantage.dropZeroVarianceGroups === true && isZeroVariance(rewards);
   const exported: ExportedRollout[] = [];
-  for (const [position, { rollout }] of selected.entries()) {
+  for (const [position, { rollout, rewards: rewardRows }] of selected.entries()) {
     const advantage = advantages[position] ?? null;
-    const report = reconstructSessionReport(store, rollout.id, { strategy: options.strategy });
+    const conversations = new Map<Readonly<Sample>, Conversation>();
+    const keepSample = (sample: Readonly<Sample>): boolean => {
+      const reason = zeroVariance ? 'zero_variance_group' : dropReason(store, sample, advantage, options, conversations);
+      if (reason === null) return true;
+      countReason(options.summary.dropped, reason);
+      return false;
+    };
+    const report = reconstructSessionReport(store, rollout.id, {
+      strategy: options.strategy,
+      rollout: { rollout, rewards: rewardRows },
+      keepSample,
+      weighedStatuses: options.weighedStatuses,
+    });
     countReconstruction(options.summary, report);
-    const samples: KeptSample[] = [];
-    for (const sample of report.samples) {
-      const kept = zeroVariance ? 'zero_variance_group' : keepSample(store, sample, advantage, options);
-      if (typeof kept === 'string') countReason(options.summary.dropped, kept);
-      else samples.push(kept);
-    }
-    if (samples.length === 0) continue;
-    assignExportWeights(samples);
+    if (report.samples.length === 0) continue;
+    const samples = report.samples.map((sample): KeptSample => {
+      const conversation = conversations.get(sample);
+      return conversation === undefined ? { sample } : { sample, conversation };
+    });
     exported.push({ rollout, advantage, samples });
   }
   return exported;
 }
 
-/** The kept sample, or the reason it is dropped. */
-function keepSample(store: ExportUnitSource, sample: Sample, advantage: number | null, options: ExportUnitOptions): KeptSample | string {
+/** Why the sample is dropped, or null to keep it (its conversation, when the format needs one, goes to `conversations`). */
+function dropReason(
+  store: ExportUnitSource,
+  sample: Readonly<Sample>,
+  advantage: number | null,
+  options: ExportUnitOptions,
+  conversations: Map<Readonly<Sample>, Conversation>,
+): string | null {
   const reason = options.sampleFilter(sample, advantage);
-  if (reason !== null) return reason;
-  if (options.readConversation === undefined) return { sample, lossWeight: 0 };
+  if (reason !== null || options.readConversation === undefined) return reason;
   const bodies = store.getCallBodies(sample.callIds.at(-1) as string);
   const conversation = bodies === null ? null : options.readConversation(bodies);
-  return conversation === null ? 'no_conversation' : { sample, lossWeight: 0, conversation };
-}
-
-/**
- * 1/k over the k kept samples of one rollout that can be trained, so a rollout split into k samples counts once;
- * samples of failed or aborted runs (kept only when `filters.status` asks for them) get 0, as reconstruct's
- * assignLossWeights gives them. Written to the sample too: reconstruction weighed it before the drops.
- */
-function assignExportWeights(samples: KeptSample[]): void {
-  const trainable = samples.filter(({ sample }) => sample.status !== 'failed' && sample.status !== 'aborted');
-  for (const kept of samples) {
-    kept.lossWeight = trainable.includes(kept) ? 1 / trainable.length : 0;
-    kept.sample.lossWeight = kept.lossWeight;
-  }
+  if (conversation === null) return 'no_conversation';
+  conversations.set(sample, conversation);
+  return null;
 }

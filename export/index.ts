@@ -8,6 +8,7 @@ export type {
   ExportSummary,
 } from './export-options.js';
 export { exportSamples, type ExportSamplesOptions, type ExportSource } from './export-samples.js';
+export { exportRows, type ExportRowsOptions } from './export-rows.js';
 export { createExportSummary } from './export-summary.js';
 export { computeAdvantages, isZeroVariance, sampleStandardDeviation, DEFAULT_ADVANTAGE_EPSILON } from './compute-advantages.js';
 export { createSampleFilter, trainedPolicyVersions, DEFAULT_EXPORT_STATUSES, type SampleFilter, type SampleFilterOptions } from './create-sample-filter.js';
@@ -21,5 +22,4 @@ export { readExportProvenance, tokentapVersion, EXPORT_SCHEMA_VERSION, type Expo
 export { parseExportQuery, type ExportQueryValues, type ParsedExportQuery } from './parse-export-query.js';
 export { createRecordWriter, RECORD_FILE_EXTENSIONS, type RecordWriter, type RecordWriterOptions, type RecordWriterResult } from './writers/record-writer.js';
 export { ExportPathError, type ExportPathErrorCode } from './writers/export-path-error.js';
-export { ExportValueError } from './writers/export-value-error.js';
 export { DEFAULT_ROW_GROUP_ROWS, DEFAULT_ROW_GROUP_VALUES } from './writers/parquet-record-writer.js';

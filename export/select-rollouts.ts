@@ -1,12 +1,14 @@
-import { findRewardProblem, type RolloutRow, type Store } from '../store/index.js';
+import { findRewardProblem, type RewardRow, type RolloutRow, type Store } from '../store/index.js';
 import type { ExportFilters } from './export-options.js';
 import { countReason } from './export-summary.js';
 import type { ExportUnit } from './select-export-units.js';
 
-/** A rollout the export takes, with its session reward (null when none was posted). */
+/** A rollout the export takes, with its session reward (null when none was posted) and every current reward row. */
 export interface SelectedRollout {
   rollout: RolloutRow;
   reward: number | null;
+  /** the rollout's current rewards (session and calls), read once: reconstruction stamps them from here */
+  rewards: RewardRow[];
 }
 
 /**
@@ -41,7 +43,7 @@ export function selectRollouts(
       countReason(dropped, 'invalid_reward');
       continue;
     }
-    selected.push({ rollout, reward });
+    selected.push({ rollout, reward, rewards });
   }
   return selected;
 }

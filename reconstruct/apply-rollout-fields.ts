@@ -1,4 +1,5 @@
 import type { RewardRow, Store } from '../store/index.js';
+import type { KnownRollout } from './reconstruct-options.js';
 import type { Sample } from './sample.js';
 
 /** What a store adds to samples when it has the rollout API's tables (every Store does; fakes may not). */
@@ -13,13 +14,14 @@ export type RolloutFieldsSource = Partial<Pick<Store, 'getRollout' | 'listReward
  * - `callRewards`: the current reward of each of the sample's own calls that has one, in call order;
  * - `status`: a session that ended `truncated`, `failed` or `aborted` gives its samples that status; an open
  *   rollout session (made by the API) gives `in_progress`; otherwise the chain's own status stays.
+ * The rollout row and rewards are read from `source` unless the caller hands them over (`known`).
  *
  * @example applyRolloutFields(report.samples, 'r-1', store)
  */
-export function applyRolloutFields(samples: Sample[], sessionId: string, source: RolloutFieldsSource): void {
-  const rollout = source.getRollout?.(sessionId) ?? null;
+export function applyRolloutFields(samples: Sample[], sessionId: string, source: RolloutFieldsSource, known?: KnownRollout): void {
+  const rollout = known === undefined ? (source.getRollout?.(sessionId) ?? null) : known.rollout;
   if (rollout === null || samples.length === 0) return;
-  const rewards = source.listRewards?.(sessionId) ?? [];
+  const rewards = known === undefined ? (source.listRewards?.(sessionId) ?? []) : known.rewards;
   const sessionReward = rewards.find((reward) => reward.callId === null);
   const byCall = new Map(rewards.filter((reward) => reward.callId !== null).map((reward) => [reward.callId as string, reward]));
   for (const sample of samples) {

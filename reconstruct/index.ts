@@ -8,9 +8,12 @@ export type {
   DriftTokenizer,
   SkippedCall,
   SessionReconstruction,
+  SessionReportOptions,
+  KnownRollout,
 } from './reconstruct-options.js';
 export { reconstructSession, reconstructSessionReport } from './reconstruct-session.js';
 export { reconstructCalls } from './reconstruct-calls.js';
 export { iterateSamples, iterateSessions, type IterateSamplesOptions, type IterateSource } from './iterate-samples.js';
 export { verifySample, type VerifyResult } from './verify-sample.js';
 export { countDrift, DRIFT_KINDS } from './count-drift.js';
+export { DEFAULT_WEIGHED_STATUSES } from './assign-loss-weights.js';

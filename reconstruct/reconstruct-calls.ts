@@ -17,13 +17,31 @@ interface PendingSample {
 }
 
 /**
- * Turns one session's calls (in seq order) into samples. `readBodies` is asked only for the calls on either side of a
- * chain break, and for calls to retokenize.
+ * Turns one session's calls (in seq order) into samples, weighed (assignLossWeights). `readBodies` is asked only for
+ * the calls on either side of a chain break, and for calls to retokenize.
  *
  * @example
  * const report = reconstructCalls('run-1', store.listCalls('run-1'), (id) => store.getCallBodies(id, { lazy: true }), { strategy: 'merge' });
  */
 export function reconstructCalls(
+  sessionId: string,
+  calls: readonly CallRow[],
+  readBodies: (callId: string) => CallBodies | null,
+  options: ReconstructOptions = {},
+): SessionReconstruction {
+  const report = reconstructChains(sessionId, calls, readBodies, options);
+  assignLossWeights(report.samples);
+  return report;
+}
+
+/**
+ * reconstructCalls without the loss weights (every sample at 0): for reconstructSessionReport, which weighs once,
+ * after the rollout's end status and the caller's drops are known.
+ *
+ * @example
+ * const report = reconstructChains('run-1', store.listCalls('run-1'), (id) => store.getCallBodies(id, { lazy: true }), {});
+ */
+export function reconstructChains(
   sessionId: string,
   calls: readonly CallRow[],
   readBodies: (callId: string) => CallBodies | null,
@@ -52,7 +70,6 @@ export function reconstructCalls(
   const drift = strategy === 'merge' ? mergeChains(sessionId, calls, roles, readBodies, options, pending) : [];
   pending.sort((left, right) => left.firstSeq - right.firstSeq);
   const samples = pending.map(({ sample }, chainIndex) => ({ ...sample, chainIndex }));
-  assignLossWeights(samples);
   return { sessionId, strategy, samples, skipped, drift, driftCounts: countDrift(drift) };
 }
 

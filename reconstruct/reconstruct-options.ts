@@ -1,5 +1,5 @@
-import type { CallBodies, CallRow, CallStatus, Store } from '../store/index.js';
-import type { DriftDiagnostic, DriftKind, Sample } from './sample.js';
+import type { CallBodies, CallRow, CallStatus, RewardRow, RolloutRow, Store } from '../store/index.js';
+import type { DriftDiagnostic, DriftKind, Sample, SampleStatus } from './sample.js';
 
 /**
  * How calls become samples (docs/reconstruct.md):
@@ -34,6 +34,25 @@ export interface ReconstructOptions {
   tokenizer?: DriftTokenizer;
   /** used only for calls with `tokenSource: 'none'`; without it they are skipped (and reported) */
   retokenizer?: RetokenizeCall;
+}
+
+/** A session's rollout row and current rewards, as a caller that has read them already hands them over. */
+export interface KnownRollout {
+  rollout: RolloutRow | null;
+  rewards: readonly RewardRow[];
+}
+
+/** reconstructSessionReport's options: how to reconstruct, and what the caller keeps and weighs. */
+export interface SessionReportOptions extends ReconstructOptions {
+  /** the session's rollout row and rewards when the caller has read them (the export reads each rollout's once) */
+  rollout?: KnownRollout;
+  /**
+   * Called once per sample, after the rollout's fields are stamped and before the loss weights: false leaves the
+   * sample out of the report, so the weights are over the samples kept (the export's filters). Must not change it.
+   */
+  keepSample?: (sample: Readonly<Sample>) => boolean;
+  /** the statuses whose samples count in the loss weights (default `completed`, `truncated`) */
+  weighedStatuses?: readonly SampleStatus[];
 }
 
 /** A call that produced no sample, and why (reported, never dropped silently). */

@@ -52,7 +52,8 @@ export interface ExportSample {
   advantage: number | null;
   /**
    * The loss weight: 1/k over the k exported trainable samples of the rollout (0 for failed/untrained samples),
-   * so a rollout split into several samples counts once. Also written to `sample.lossWeight`.
+   * so a rollout split into several samples counts once. The same as `sample.lossWeight`: reconstruction weighs
+   * the samples the export keeps.
    */
   lossWeight: number;
   /** the distinct policy versions of the sample's trained tokens, in order of first use */

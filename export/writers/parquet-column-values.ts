@@ -1,7 +1,7 @@
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
 import { checkedElements, expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
-import { encodeJsonValue } from './write-json-value.js';
 import { ExportValueError } from './export-value-error.js';
+import { plainJsonValue } from './plain-json-value.js';
 
 /** One non-null row value as hyparquet-writer takes it; throws ExportValueError (`where` relative to the column). */
 export type ParquetColumnValue = (value: unknown) => unknown;
@@ -11,8 +11,8 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 /**
  * How each column type's values are checked (the same checks as JSONL) and handed to hyparquet-writer: INT64 as
  * bigint, lists as plain arrays (its Dremel encoder takes Array.isArray values only, so typed arrays are copied,
- * which also frees the caller to reuse its buffers), json as the value re-read from encodeJsonValue's text, so
- * the Parquet string and the JSONL value agree (typed arrays inside it, NaN refused).
+ * which also frees the caller to reuse its buffers), json as plain JSON data (plainJsonValue) that hyparquet-writer
+ * encodes once, so the Parquet string and the JSONL value agree (typed arrays inside it, NaN refused).
  *
  * @example
  * PARQUET_COLUMN_VALUES['int64[]'](Int32Array.of(1, 2)); // [1n, 2n]
@@ -38,7 +38,7 @@ export const PARQUET_COLUMN_VALUES: Record<ColumnType, ParquetColumnValue> = {
   'float32[]': (value) => (value instanceof Float32Array ? finiteFloats(value) : checkedElements(value, (element) => finite(Math.fround(expectNumber(element))), 'Float32Array or number[]')),
   'uint8[]': (value) => (value instanceof Uint8Array ? Array.from(value) : checkedElements(value, (element) => expectInteger(element, 0, 255, 'a uint8'), 'Uint8Array or number[]')),
   'string[]': (value) => checkedElements(value, expectString, 'string[]'),
-  json: (value) => JSON.parse(encodeJsonValue(value)),
+  json: plainJsonValue,
 };
 
 function finiteFloats(values: Float32Array): number[] {
