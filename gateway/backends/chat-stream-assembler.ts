@@ -1,4 +1,5 @@
 import { isRecord } from '../../core/json/is-record.js';
+import { createReasoningDeltaReader } from '../../model-format/backend-fields/create-reasoning-delta-reader.js';
 import type { ChatTokenRecord } from './chat-token-record.js';
 import { TokenTally } from './token-tally.js';
 import { readChoiceTokens, readPromptTokenIds, readUsage } from './vllm-chat-response.js';
@@ -25,7 +26,7 @@ export class ChatStreamAssembler implements StreamAssembler {
   #content = '';
   #reasoning = '';
   #sawContent = false;
-  #reasoningKey: string | null = null;
+  readonly #reasoningReader = createReasoningDeltaReader();
   #toolCalls: AssembledToolCall[] = [];
   #chunks = 0;
 
@@ -60,14 +61,9 @@ export class ChatStreamAssembler implements StreamAssembler {
       this.#content += delta.content;
       this.#sawContent = true;
     }
-    for (const key of ['reasoning', 'reasoning_content']) {
-      const value = delta[key];
-      if (typeof value === 'string') {
-        // vLLM may send the same text under both names (transition releases): count it once
-        if (this.#reasoningKey === null) this.#reasoningKey = key;
-        if (this.#reasoningKey === key) this.#reasoning += value;
-      }
-    }
+    // vLLM may send the same text under both names (transition releases): the reader counts it once
+    const reasoning = this.#reasoningReader.read(delta);
+    if (reasoning !== null) this.#reasoning += reasoning;
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.#addToolCall(call);
   }
 
@@ -100,7 +96,8 @@ export class ChatStreamAssembler implements StreamAssembler {
   /** The stream as one chat.completion body (what a non-streaming call would have returned). */
   responseBody(): Record<string, unknown> {
     const message: Record<string, unknown> = { role: 'assistant', content: this.#sawContent ? this.#content : null };
-    if (this.#reasoningKey !== null) message[this.#reasoningKey] = this.#reasoning;
+    const reasoningField = this.#reasoningReader.field;
+    if (reasoningField !== null) message[reasoningField] = this.#reasoning;
     if (this.#toolCalls.length > 0) message.tool_calls = this.#toolCalls.filter((call) => call !== undefined);
     return {
       ...this.#head,

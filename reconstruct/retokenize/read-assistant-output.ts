@@ -1,5 +1,6 @@
 import type { AssistantOutput } from './retokenizer.js';
 import { isRecord } from '../../core/json/is-record.js';
+import { readReasoning } from '../../model-format/backend-fields/read-reasoning.js';
 
 /**
  * The assistant reply of a stored chat completion body (`choices[0].message`, the assembled equivalent for
@@ -12,10 +13,9 @@ import { isRecord } from '../../core/json/is-record.js';
  */
 export function readAssistantOutput(message: unknown, endsTurn: boolean): AssistantOutput | null {
   if (!isRecord(message)) return null;
-  const reasoning = message.reasoning ?? message.reasoning_content;
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   return {
-    reasoning: typeof reasoning === 'string' ? reasoning : null,
+    reasoning: readReasoning(message),
     content: typeof message.content === 'string' ? message.content : null,
     toolCalls: calls.filter(isRecord).map((call) => {
       const fn = isRecord(call.function) ? call.function : {};

@@ -1,5 +1,6 @@
 import type { ConversationMessage } from '../export-sample.js';
 import { isRecord } from '../../core/json/is-record.js';
+import { readReasoning } from '../../model-format/backend-fields/read-reasoning.js';
 
 type ToolCall = NonNullable<ConversationMessage['tool_calls']>[number];
 
@@ -24,8 +25,8 @@ export function readConversationMessage(raw: unknown): ConversationMessage | nul
   if (content === null) return null;
   const message: ConversationMessage = { role, content };
   if (role === 'assistant') {
-    const reasoning = typeof raw.reasoning === 'string' ? raw.reasoning : raw.reasoning_content;
-    if (typeof reasoning === 'string') message.reasoning = reasoning;
+    const reasoning = readReasoning(raw);
+    if (reasoning !== null) message.reasoning = reasoning;
     const toolCalls = Array.isArray(raw.tool_calls) ? raw.tool_calls.map(readToolCall) : [];
     if (toolCalls.includes(null)) return null;
     if (toolCalls.length > 0) message.tool_calls = toolCalls as ToolCall[];

@@ -1,3 +1,4 @@
+import { writeReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
 import type {
   AnthropicAssistantBlock, AnthropicImageBlock, AnthropicRequest, AnthropicTextBlock, AnthropicUserBlock,
 } from './anthropic-messages-schema.js';
@@ -96,10 +97,7 @@ function assistantMessage(content: string | AnthropicAssistantBlock[]): ChatMess
     }
   }
   const message: ChatMessage = { role: 'assistant', content: texts.join('\n') };
-  if (reasoning.length > 0) {
-    message.reasoning = reasoning.join('\n');
-    message.reasoning_content = message.reasoning;
-  }
+  if (reasoning.length > 0) writeReasoning(message, reasoning.join('\n'));
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return message;
 }

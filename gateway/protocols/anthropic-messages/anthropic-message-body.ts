@@ -1,4 +1,5 @@
 import { isRecord } from '../../../core/json/is-record.js';
+import { readReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
 import { anthropicId, thinkingSignature, toolUseId } from './anthropic-ids.js';
 
 /** What the answer needs from the request. */
@@ -53,12 +54,6 @@ export function anthropicStopReason(
   }
   if (finish.finishReason === 'tool_calls' || finish.sawToolUse) return { stop_reason: 'tool_use', stop_sequence: null };
   return { stop_reason: 'end_turn', stop_sequence: null };
-}
-
-/** The reasoning text of a message or delta: vLLM >= PR #27752 says `reasoning`, older `reasoning_content`. */
-export function readReasoning(message: Record<string, unknown>): string | null {
-  if (typeof message.reasoning === 'string') return message.reasoning;
-  return typeof message.reasoning_content === 'string' ? message.reasoning_content : null;
 }
 
 /** A tool call's arguments as the object Anthropic's `input` must be ({} when the model wrote no valid object). */

@@ -1,7 +1,8 @@
 import { isRecord } from '../../../core/json/is-record.js';
 import { encodeSseEvent } from '../../../core/sse/encode-sse-event.js';
 import { anthropicId, thinkingSignature, toolUseId } from './anthropic-ids.js';
-import { anthropicStopReason, anthropicUsage, readReasoning, type AnthropicAnswerOptions } from './anthropic-message-body.js';
+import { readReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
+import { anthropicStopReason, anthropicUsage, type AnthropicAnswerOptions } from './anthropic-message-body.js';
 
 type OpenBlock = { kind: 'thinking'; index: number; text: string } | { kind: 'text'; index: number } | { kind: 'tool_use'; index: number };
 

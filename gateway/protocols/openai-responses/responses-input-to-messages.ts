@@ -1,4 +1,5 @@
 import { TokentapError } from '../../../core/errors/tokentap-error.js';
+import { writeReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
 import { parseInputItem, type ContentPart, type InputItem, type MessageItem, type ReasoningItem } from './responses-input-items.js';
 import type { ResponsesToolNames } from './responses-tools.js';
 
@@ -162,10 +163,7 @@ function translateItem(entry: InputItem, param: string, names: ResponsesToolName
 function assistantMessage(draft: AssistantDraft): ChatMessage {
   const message: ChatMessage = { role: 'assistant', content: draft.content ?? '' };
   // vLLM reads `reasoning` since PR #27752 and `reasoning_content` before it: both carry the same text
-  if (draft.reasoning !== undefined) {
-    message.reasoning = draft.reasoning;
-    message.reasoning_content = draft.reasoning;
-  }
+  if (draft.reasoning !== undefined) writeReasoning(message, draft.reasoning);
   if (draft.toolCalls.length > 0) message.tool_calls = draft.toolCalls;
   return message;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isRecord } from '../../../core/json/is-record.js';
+import { readReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
 import type { ResponsesToolNames } from './responses-tools.js';
 
 export type OutputItem = Record<string, unknown> & { type: string; id: string };
@@ -73,8 +74,8 @@ export function callIdOf(rawId: unknown): string {
  */
 export function chatMessageToOutput(message: Record<string, unknown>, names: ResponsesToolNames, nextId: ReturnType<typeof createItemIds>): OutputItem[] {
   const output: OutputItem[] = [];
-  const reasoning = typeof message.reasoning === 'string' ? message.reasoning : message.reasoning_content;
-  if (typeof reasoning === 'string' && reasoning !== '') output.push(reasoningItem(nextId('rs'), reasoning, 'completed'));
+  const reasoning = readReasoning(message);
+  if (reasoning !== null && reasoning !== '') output.push(reasoningItem(nextId('rs'), reasoning, 'completed'));
   const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
   const content = typeof message.content === 'string' ? message.content : '';
   if (content.trim() !== '' || (toolCalls.length === 0 && content !== '')) output.push(messageItem(nextId('msg'), content, 'completed'));

@@ -1,4 +1,5 @@
 import { isRecord } from '../../../core/json/is-record.js';
+import { createReasoningDeltaReader } from '../../../model-format/backend-fields/create-reasoning-delta-reader.js';
 import { responseObject, type ResponseEnvelope, type ResponseState } from './responses-envelope.js';
 import { ResponsesEventWriter } from './responses-event-writer.js';
 import {
@@ -39,7 +40,7 @@ export class ResponsesStreamTranslator {
   readonly #tools = new Map<number, ToolState>();
   #started = false;
   #reasoning: OpenText | null = null;
-  #reasoningKey: string | null = null;
+  readonly #reasoningReader = createReasoningDeltaReader();
   #message: OpenText | null = null;
   /** whitespace-only text, held until real text follows (dropped if tool calls come instead) */
   #heldContent = '';
@@ -71,13 +72,9 @@ export class ResponsesStreamTranslator {
     if (!isRecord(choice)) return this.#writer.take();
     if (typeof choice.finish_reason === 'string') this.#finishReason = choice.finish_reason;
     const delta = isRecord(choice.delta) ? choice.delta : {};
-    for (const key of ['reasoning', 'reasoning_content']) {
-      const value = delta[key];
-      // vLLM may send the same text under both names (transition releases): take the first name seen
-      if (typeof value !== 'string' || value === '' || (this.#reasoningKey ?? key) !== key) continue;
-      this.#reasoningKey = key;
-      this.#reasoningDelta(value);
-    }
+    // vLLM may send the same text under both names (transition releases): the reader keeps to the first name seen
+    const reasoning = this.#reasoningReader.read(delta);
+    if (reasoning !== null && reasoning !== '') this.#reasoningDelta(reasoning);
     if (typeof delta.content === 'string' && delta.content !== '') this.#contentDelta(delta.content);
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isRecord(call)) this.#toolDelta(call);
     return this.#writer.take();

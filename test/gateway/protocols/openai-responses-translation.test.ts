@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ChatStreamAssembler } from '../../../gateway/backends/chat-stream-assembler.js';
 import { responsesInputToMessages } from '../../../gateway/protocols/openai-responses/responses-input-to-messages.js';
 import { responsesRequestToChat } from '../../../gateway/protocols/openai-responses/responses-request-to-chat.js';
 import { ResponsesStreamTranslator } from '../../../gateway/protocols/openai-responses/responses-stream-translator.js';
@@ -130,5 +131,19 @@ describe('the stream translator', () => {
     const events = readResponsesEvents(translator.fail({ code: 'context_length_exceeded', message: 'too long', param: null }));
     expect(events.map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);
     expect(events.at(-1)).toMatchObject({ response: { status: 'failed', error: { code: 'context_length_exceeded', message: 'too long' } } });
+  });
+});
+
+describe('the stream translator and the recorded body', () => {
+  it('read reasoning under the same name: the first a delta holds a string under, an empty one included', () => {
+    // a server that opens with an empty `reasoning` and also says `reasoning_content`: the call is stored with
+    // `reasoning` (chat-stream-assembler.ts), so the harness must be shown that text, not the other name's
+    const chunks = [delta({ role: 'assistant', reasoning: '' }), delta({ reasoning_content: 'Other.' }), delta({ reasoning: 'Two.' }), delta({ content: 'A.' }, 'stop')];
+    const assembler = new ChatStreamAssembler();
+    for (const chunk of chunks) assembler.add(chunk);
+    const recorded = (assembler.responseBody() as { choices: Array<{ message: Record<string, unknown> }> }).choices[0]?.message;
+    expect(recorded).toMatchObject({ reasoning: 'Two.' });
+    expect(recorded).not.toHaveProperty('reasoning_content');
+    expect(doneItems(translate(chunks))[0]).toMatchObject({ type: 'reasoning', content: [{ type: 'reasoning_text', text: 'Two.' }] });
   });
 });
