@@ -1,4 +1,4 @@
-import type { AssistantOutput, ReplyText } from '../../../reconstruct/retokenize/retokenizer.js';
+import type { AssistantOutput, ReplyText } from '../../reply/assistant-output.js';
 
 /**
  * Writes a reply as gpt-oss generates it after the prompt's `<|start|>assistant` (openai/harmony docs/format.md,
