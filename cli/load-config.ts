@@ -17,7 +17,13 @@ export function toEnvName(key: string): string {
 
 export const CONFIG_KEYS = Object.keys(gatewayConfigSchema.shape) as Array<keyof GatewayConfig>;
 
-function readConfigFile(path: string): Record<string, unknown> {
+/**
+ * The keys of a JSON config file (`--config` / `TOKENTAP_CONFIG`); a file that cannot be read or is no JSON object is
+ * a UsageError (exit code 2), in one line.
+ *
+ * @example readConfigFile('tokentap.json'); // { backendUrl: 'http://gpu-1:8000', db: '/data/tokentap.db' }
+ */
+export function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -6,13 +6,15 @@ import type { DriftDiagnostic, DriftKind } from '../../reconstruct/sample.js';
 import type { CallRow } from '../../store/index.js';
 import { UsageError } from '../usage-error.js';
 import { openStoreForReading } from './sessions.js';
+import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
-export const DIAGNOSE_HELP = `Usage: tokentap diagnose SESSION [--db FILE] [--json] [--tokenizer DIR|qwen3]
+export const DIAGNOSE_HELP = `Usage: tokentap diagnose SESSION [--db FILE | --config FILE] [--json] [--tokenizer DIR|qwen3]
 
 Reconstructs one session with the merge strategy and explains every chain break: which call left which,
 the drift kind (template-rerender, retokenized, history-edited, parallel-branch, truncated-completion),
 the token position and the ids on both sides; also the calls that became no sample, and why.
-  --db FILE          database (default ./tokentap.db, or TOKENTAP_DB)
+  --db FILE          database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --config FILE      JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --json             one JSON object: samples, skipped calls, breaks and counts
   --tokenizer DIR    a Hugging Face model folder (or "qwen3" for the bundled Qwen3 tokenizer): shows the
                      text of each side and tells a retokenization (same text, other ids) from a re-render
@@ -20,7 +22,7 @@ the token position and the ids on both sides; also the calls that became no samp
 
 /** `tokentap diagnose SESSION` */
 export async function runDiagnose(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const options = { db: { type: 'string' }, json: { type: 'boolean' }, tokenizer: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = { ...STORE_PATH_OPTIONS, json: { type: 'boolean' }, tokenizer: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
   if (values.help) {
     process.stdout.write(DIAGNOSE_HELP);
@@ -29,7 +31,7 @@ export async function runDiagnose(args: string[], env: NodeJS.ProcessEnv): Promi
   const sessionId = positionals[0];
   if (sessionId === undefined || positionals.length > 1) throw new UsageError('give exactly one SESSION (see tokentap sessions)');
   const tokenizer = values.tokenizer === undefined ? undefined : await loadTokenizer(values.tokenizer);
-  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  const store = openStoreForReading(resolveStorePath(values, env));
   try {
     if (store.getSession(sessionId) === null) throw new UsageError(`no session ${JSON.stringify(sessionId)} in this database`);
     const calls = store.listCalls(sessionId);

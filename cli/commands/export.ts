@@ -7,17 +7,19 @@ import { createProgressBar } from '../progress-bar.js';
 import { UsageError } from '../usage-error.js';
 import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags } from './export-selection-flags.js';
 import { openStoreForReading } from './sessions.js';
+import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
 const formatList = (): string =>
   TRAINER_FORMATS.map((entry) => `  ${entry.format.padEnd(13)}${entry.description}${entry.shapes === undefined ? '' : ` (--shape ${entry.shapes.join('|')}, default ${entry.defaultShape})`}`).join('\n');
 
-export const EXPORT_HELP = (): string => `Usage: tokentap export --db FILE --format NAME --out PATH [options]
+export const EXPORT_HELP = (): string => `Usage: tokentap export [--db FILE | --config FILE] --format NAME --out PATH [options]
 
 Streams reconstructed training samples into one dataset file (docs/export.md, docs/formats.md). The file type
 comes from --out: .jsonl or .parquet. Memory stays bounded (one group at a time); the file appears only when
 complete. Prints a summary: sessions, groups, samples, tokens, trained tokens, and what was dropped and why.
 
-  --db FILE            database (default ./tokentap.db, or TOKENTAP_DB)
+  --db FILE            database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --config FILE        JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --format NAME        one of the formats below
   --shape NAME         the format's shape, where it has several
   --out PATH           the file to write (.jsonl or .parquet)
@@ -34,7 +36,7 @@ ${formatList()}
 export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const options = {
     ...EXPORT_SELECTION_OPTIONS,
-    db: { type: 'string' },
+    ...STORE_PATH_OPTIONS,
     format: { type: 'string' },
     shape: { type: 'string' },
     out: { type: 'string' },
@@ -53,7 +55,7 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
   if (existsSync(values.out) && values.force !== true) throw new UsageError(`${values.out} exists: give --force to replace it`);
   const selection = parseSelectionFlags(values);
   const modelDir = await resolveModelDir(values['model-dir']);
-  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  const store = openStoreForReading(resolveStorePath(values, env));
   const bar = createProgressBar(process.stderr, 'sessions');
   const started = performance.now();
   // Ctrl-C or a kill: stop, remove the temp file, leave no dataset behind

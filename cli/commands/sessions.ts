@@ -3,11 +3,13 @@ import { existsSync } from 'node:fs';
 import { isStoreError, openStore } from '../../store/index.js';
 import { formatTable } from '../format-table.js';
 import { UsageError } from '../usage-error.js';
+import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
-export const SESSIONS_HELP = `Usage: tokentap sessions [--db FILE] [--limit N] [--json]
+export const SESSIONS_HELP = `Usage: tokentap sessions [--db FILE | --config FILE] [--limit N] [--json]
 
 Lists recorded sessions, newest first: calls, tokens and call status counts.
-  --db FILE     database (default ./tokentap.db, or TOKENTAP_DB)
+  --db FILE     database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --config FILE JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --limit N     at most N sessions (default 100)
   --json        one JSON object per line instead of a table
 `;
@@ -34,14 +36,14 @@ function formatStatusCounts(counts: Record<string, number | undefined>): string 
 
 /** `tokentap sessions` */
 export function runSessions(args: string[], env: NodeJS.ProcessEnv): number {
-  const { values } = parseArgs({ args, options: { db: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args, options: { ...STORE_PATH_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     process.stdout.write(SESSIONS_HELP);
     return 0;
   }
   const limit = values.limit === undefined ? 100 : Number(values.limit);
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError('--limit must be a positive integer');
-  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  const store = openStoreForReading(resolveStorePath(values, env));
   try {
     const sessions = store.listSessions({ limit });
     if (values.json) {

@@ -5,25 +5,27 @@ import { formatTable } from '../format-table.js';
 import { formatDriftCounts } from './diagnose.js';
 import { UsageError } from '../usage-error.js';
 import { openStoreForReading } from './sessions.js';
+import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
-export const SHOW_HELP = `Usage: tokentap show SESSION [--db FILE] [--json]
+export const SHOW_HELP = `Usage: tokentap show SESSION [--db FILE | --config FILE] [--json]
 
 Shows the calls of one session in order: front door, model, status, token counts, timings, flags,
 and a drift line: the breaks per kind where its calls do not merge into one sample (tokentap diagnose).
-  --db FILE     database (default ./tokentap.db, or TOKENTAP_DB)
+  --db FILE     database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --config FILE JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --json        one JSON object per call (token ids included) instead of a table
 `;
 
 /** `tokentap show SESSION` */
 export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { db: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...STORE_PATH_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     process.stdout.write(SHOW_HELP);
     return 0;
   }
   const sessionId = positionals[0];
   if (sessionId === undefined || positionals.length > 1) throw new UsageError('give exactly one SESSION (see tokentap sessions)');
-  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  const store = openStoreForReading(resolveStorePath(values, env));
   try {
     const session = store.getSession(sessionId);
     if (session === null) throw new UsageError(`no session ${JSON.stringify(sessionId)} in this database`);

@@ -2,19 +2,21 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../usage-error.js';
 import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags } from './export-selection-flags.js';
 import { openStoreForReading } from './sessions.js';
+import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
-export const STATS_HELP = `Usage: tokentap stats [--db FILE] [--json] [selection]
+export const STATS_HELP = `Usage: tokentap stats [--db FILE | --config FILE] [--json] [selection]
 
 The shape of the dataset an export with the same selection would write: samples and tokens, the length
 histogram, the reward and advantage distribution, statuses, faithfulness, chain breaks by kind, policy versions.
 
-  --db FILE            database (default ./tokentap.db, or TOKENTAP_DB)
+  --db FILE            database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --config FILE        JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --json               one JSON object instead of the table
 ${EXPORT_SELECTION_HELP}`;
 
 /** `tokentap stats` */
 export async function runStats(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const options = { ...EXPORT_SELECTION_OPTIONS, db: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = { ...EXPORT_SELECTION_OPTIONS, ...STORE_PATH_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values, positionals } = parseArgs({ args, options, allowPositionals: true });
   if (values.help) {
     process.stdout.write(STATS_HELP);
@@ -22,7 +24,7 @@ export async function runStats(args: string[], env: NodeJS.ProcessEnv): Promise<
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const selection = parseSelectionFlags(values);
-  const store = openStoreForReading(values.db ?? env.TOKENTAP_DB ?? './tokentap.db');
+  const store = openStoreForReading(resolveStorePath(values, env));
   try {
     const { computeDatasetStats } = await import('../../export/dataset-stats.js');
     const { formatDatasetStats } = await import('../../export/format-dataset-stats.js');
