@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { isRecord } from '../core/json/is-record.js';
 // the one import of cli/ that passes by gateway/index.ts: every command reads its config, and the gateway's surface
 // loads fastify, undici, prom-client and the recorder (about 0.5 s of CPU) that `tokentap show` never uses
 import { gatewayConfigSchema, type GatewayConfig } from '../gateway/config/gateway-config.js';
@@ -32,8 +33,8 @@ export function readConfigFile(path: string): Record<string, unknown> {
   }
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-    return parsed as Record<string, unknown>;
+    if (!isRecord(parsed)) throw new Error('not a JSON object');
+    return parsed;
   } catch (error) {
     throw new UsageError(`config file ${path} is not a JSON object: ${(error as Error).message}`);
   }
