@@ -20,11 +20,15 @@ export interface PathErrorScope {
  *
  * @example fastify({ routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: createFrameworkErrorAnswer(scopes, openAiErrorHandler) })
  */
-export function createFrameworkErrorAnswer(scopes: readonly PathErrorScope[], otherwise: ErrorHandler): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+export function createFrameworkErrorAnswer(
+  scopes: readonly PathErrorScope[],
+  otherwise: ErrorHandler,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
-    const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters (session and group ids are at most 128)`
-      : 'The URL is not valid (a malformed percent-encoding)';
+    const message =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters (session and group ids are at most 128)`
+        : 'The URL is not valid (a malformed percent-encoding)';
     const failure = new TokentapError('TT_INVALID_REQUEST', { message });
     request.log.info({ code: failure.code, fastifyCode: error.code }, 'request rejected by the router');
     const path = request.raw.url ?? '';

@@ -6,7 +6,15 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The simulator's runtime names, which the root surface carried before issue 13. */
-const SIM_NAMES = ['createSimBackend', 'runSimBackend', 'parseSimScript', 'simScriptSchema', 'simFaultSchema', 'DEFAULT_MODEL_NAME', 'DEFAULT_MAX_MODEL_LEN'];
+const SIM_NAMES = [
+  'createSimBackend',
+  'runSimBackend',
+  'parseSimScript',
+  'simScriptSchema',
+  'simFaultSchema',
+  'DEFAULT_MODEL_NAME',
+  'DEFAULT_MAX_MODEL_LEN',
+];
 
 interface Probe {
   resolved: string;
@@ -35,7 +43,7 @@ beforeAll(() => {
   probe = JSON.parse(output.trim().split('\n').pop()!) as Probe;
 }, 120_000);
 
-describe("the simulator is the subpath export tokentap/sim, not part of the main surface (issue 13)", () => {
+describe('the simulator is the subpath export tokentap/sim, not part of the main surface (issue 13)', () => {
   it("import 'tokentap/sim' resolves through the exports map to the built simulator and has its names", () => {
     expect(probe.resolved).toBe(new URL('dist/sim/index.js', `file://${ROOT}`).href);
     expect(probe.simNames).toEqual(expect.arrayContaining(SIM_NAMES));

@@ -14,16 +14,19 @@ afterEach(async () => {
 
 function appWithScope(): FastifyInstance {
   app = fastify({ logger: false });
-  void app.register(async (scope) => {
-    errors.setOn(scope);
-    scope.post('/thrown', async () => {
-      throw new TokentapError('TT_RATE_LIMITED');
-    });
-    scope.post('/json', async (request) => request.body);
-    scope.get('/crash', async () => {
-      throw new Error('a bug');
-    });
-  }, { prefix: '/p' });
+  void app.register(
+    async (scope) => {
+      errors.setOn(scope);
+      scope.post('/thrown', async () => {
+        throw new TokentapError('TT_RATE_LIMITED');
+      });
+      scope.post('/json', async (request) => request.body);
+      scope.get('/crash', async () => {
+        throw new Error('a bug');
+      });
+    },
+    { prefix: '/p' },
+  );
   return app;
 }
 
@@ -35,7 +38,12 @@ describe('createErrorHandler: one error door, each protocol passing its own answ
   });
 
   it("turns fastify's own refusals (bad JSON, an unknown error) into TokentapErrors before answering", async () => {
-    const badJson = await appWithScope().inject({ method: 'POST', url: '/p/json', headers: { 'content-type': 'application/json' }, payload: '{"a":' });
+    const badJson = await appWithScope().inject({
+      method: 'POST',
+      url: '/p/json',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a":',
+    });
     expect([badJson.statusCode, badJson.json()]).toEqual([400, { oops: 'TT_INVALID_REQUEST' }]);
     const crash = await app.inject({ method: 'GET', url: '/p/crash' });
     expect([crash.statusCode, crash.json()]).toEqual([500, { oops: 'TT_INTERNAL' }]);
