@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { isRecord } from '../core/json/is-record.js';
 // the config schema is what cli/ takes past gateway/index.ts (here and in resolve-store-path.ts): every command reads
-// its config, and the gateway's surface
-// loads fastify, undici, prom-client and the recorder (about 0.5 s of CPU) that `tokentap show` never uses
+// its config, and the gateway's surface loads fastify, undici, prom-client and the recorder (about 0.5 s of CPU) that
+// `tokentap show` never uses
 import { gatewayConfigSchema, type GatewayConfig } from '../gateway/config/gateway-config.js';
 import { UsageError } from './usage-error.js';
 
