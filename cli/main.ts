@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { reportFailure } from './report-failure.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: tokentap <command> [options]
@@ -53,12 +54,6 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`tokentap: ${(error as Error).message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    process.stderr.write(`tokentap: ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
+    process.exitCode = reportFailure(error, process.stderr);
   },
 );

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /** Bumped when a format's columns change meaning; written into every file's metadata. */
 export const EXPORT_SCHEMA_VERSION = '1';
@@ -33,7 +34,7 @@ export function readExportProvenance(options: { modelDir?: string }): ExportProv
   };
   if (options.modelDir === undefined) return provenance;
   const tokenizerFile = join(options.modelDir, 'tokenizer.json');
-  if (!existsSync(tokenizerFile)) throw new TypeError(`no tokenizer.json in ${options.modelDir}`);
+  if (!existsSync(tokenizerFile)) throw new TokentapError('EXPORT_NO_TOKENIZER', { message: `no tokenizer.json in ${options.modelDir}` });
   provenance.tokenizer_hash = sha256(readFileSync(tokenizerFile));
   const template = readChatTemplate(options.modelDir);
   if (template !== null) provenance.chat_template_hash = sha256(Buffer.from(template, 'utf8'));

@@ -6,6 +6,7 @@ import type { ExportSelection, ExportSummary } from './export-options.js';
 import { countSample, createExportSummary } from './export-summary.js';
 import { exportUnit, exportWeighedStatuses, type ExportedRollout, type ExportUnitOptions, type ExportUnitSource, type KeptSample } from './export-unit.js';
 import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 export { createExportSummary } from './export-summary.js';
 
@@ -61,7 +62,7 @@ function* countEach(samples: Iterable<ExportSample>, summary: ExportSummary): Ge
 export function streamExportSamples(store: ExportSource, options: ExportSamplesOptions & { summary: ExportSummary }): Generator<ExportSample> {
   const needs = options.adapter?.needs;
   if (needs?.conversation === true && options.readConversation === undefined) {
-    throw new TypeError('this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)');
+    throw new TokentapError('TT_INVALID_ARGUMENT', { message: 'this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)' });
   }
   const filters = options.filters ?? {};
   const policyHistory = filters.maxStaleness === undefined ? [] : store.listPolicyVersions();

@@ -22,5 +22,4 @@ export { readExportProvenance, tokentapVersion, EXPORT_SCHEMA_VERSION, type Expo
 export { parseExportQuery, type ExportQueryValues, type ParsedExportQuery } from './parse-export-query.js';
 export { createRecordWriter, RECORD_FILE_EXTENSIONS, type RecordWriter, type RecordWriterOptions, type RecordWriterResult } from './writers/record-writer.js';
 export { ExportPathError, type ExportPathErrorCode } from './writers/export-path-error.js';
-export { ExportValueError } from './writers/export-value-error.js';
 export { DEFAULT_ROW_GROUP_ROWS, DEFAULT_ROW_GROUP_VALUES } from './writers/parquet-record-writer.js';

@@ -1,4 +1,5 @@
 import type { PolicyVersionRow } from '../store/index.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /**
  * The versions a `maxStaleness` filter keeps: the newest `maxStaleness + 1` distinct versions of the store's
@@ -10,7 +11,7 @@ import type { PolicyVersionRow } from '../store/index.js';
  */
 export function newestPolicyVersions(history: readonly PolicyVersionRow[], maxStaleness: number): Set<string> {
   if (!Number.isInteger(maxStaleness) || maxStaleness < 0) {
-    throw new TypeError(`maxStaleness must be a whole number >= 0, not ${maxStaleness}`);
+    throw new TokentapError('EXPORT_INVALID_OPTION', { message: `maxStaleness must be a whole number >= 0, not ${maxStaleness}` });
   }
   const newest = new Set<string>();
   for (let index = history.length - 1; index >= 0 && newest.size <= maxStaleness; index--) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ReconstructStrategy } from '../reconstruct/index.js';
 import type { AdvantageOptions, ExportFilters } from './export-options.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /**
  * Option values as a querystring or `node:util` parseArgs gives them: strings (comma lists for arrays), repeated
@@ -111,8 +112,8 @@ export function isExportQueryKey(key: string): boolean {
 
 /**
  * Parses the export filters, advantage options and strategy shared by `tokentap export` and the pull API
- * (`GET /tokentap/v1/batches`), from flat option values; other keys are left to the caller. Throws a TypeError
- * naming each bad option (the CLI exits 2 with it, the pull API answers 400).
+ * (`GET /tokentap/v1/batches`), from flat option values; other keys are left to the caller. Throws a TokentapError
+ * EXPORT_INVALID_OPTION naming each bad option (a user's mistake: the CLI exits 2 with it, the pull API answers 400).
  *
  * @example
  * const { filters, advantage, strategy } = parseExportQuery({ split: 'train', tags: 'math,easy', 'reward-min': '0', estimator: 'rloo' });
@@ -123,11 +124,11 @@ export function parseExportQuery(values: ExportQueryValues): ParsedExportQuery {
   for (const [key, value] of Object.entries(values)) {
     const name = camelCase(key);
     if (value === undefined || !EXPORT_QUERY_KEYS.includes(name)) continue;
-    if (name in input) throw new TypeError(`Invalid export options: ${name} given twice (as ${key} too)`);
+    if (name in input) throw new TokentapError('EXPORT_INVALID_OPTION', { message: `Invalid export options: ${name} given twice (as ${key} too)` });
     input[name] = value;
   }
   const parsed = exportQuerySchema.safeParse(input);
-  if (!parsed.success) throw new TypeError(`Invalid export options: ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  if (!parsed.success) throw new TokentapError('EXPORT_INVALID_OPTION', { message: `Invalid export options: ${z.prettifyError(parsed.error)}`, cause: parsed.error });
   const query = parsed.data;
   const filters: ExportFilters = {};
   for (const key of FILTER_KEYS) if (query[key] !== undefined) Object.assign(filters, { [key]: query[key] });

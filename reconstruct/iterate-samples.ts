@@ -2,6 +2,7 @@ import type { Store } from '../store/index.js';
 import { reconstructSessionReport } from './reconstruct-session.js';
 import type { ReconstructOptions, SessionReconstruction, SkippedCall } from './reconstruct-options.js';
 import type { Sample } from './sample.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /** What iteration reads: sessions to list, their calls, and bodies at chain breaks. */
 export type IterateSource = Pick<Store, 'listCalls' | 'getCallBodies' | 'listSessions'>;
@@ -44,7 +45,7 @@ export function* iterateSamples(store: IterateSource, options: IterateSamplesOpt
 
 function sessionIdsOf(store: IterateSource, options: IterateSamplesOptions): Iterable<string> {
   if ((options.sessionIds === undefined) === (options.all !== true)) {
-    throw new TypeError('iterate samples of either `sessionIds` or `all: true`');
+    throw new TokentapError('TT_INVALID_ARGUMENT', { message: 'iterate samples of either `sessionIds` or `all: true`' });
   }
   if (options.sessionIds !== undefined) return options.sessionIds;
   // listed up front (ids only), so sessions that become active meanwhile do not shift the pages under us

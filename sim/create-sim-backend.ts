@@ -10,6 +10,7 @@ import type { SimGenerationRecord } from './sim-generation-record.js';
 import { DEFAULT_MAX_MODEL_LEN, DEFAULT_MODEL_NAME, type SimBackendOptions } from './sim-options.js';
 import { createScriptBook, parseSimScript, type SimScript } from './sim-script.js';
 import { VllmError, vllmErrorBody } from './vllm-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 export type SimEventName = 'cancel' | 'generation';
 
@@ -79,7 +80,7 @@ function createContext(options: SimBackendOptions): SimContext {
   let loaded: HfTokenizer | null = null;
   const tokensPerSecond = options.tokensPerSecond ?? 0;
   const streamInterval = options.streamInterval ?? 1;
-  if (!Number.isInteger(streamInterval) || streamInterval < 1) throw new RangeError(`streamInterval must be a whole number from 1, got ${streamInterval}`);
+  if (!Number.isInteger(streamInterval) || streamInterval < 1) throw new TokentapError('TT_INVALID_ARGUMENT', { message: `streamInterval must be a whole number from 1, got ${streamInterval}` });
   return {
     modelName: options.modelName ?? DEFAULT_MODEL_NAME,
     acceptAnyModel: options.acceptAnyModel ?? false,

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import { wellFormedText } from './well-formed-text.js';
 import type { BatchAckRow, ServableGroupsQuery } from './types.js';
 
@@ -59,8 +59,8 @@ export function createBatchQueries(database: Database.Database): BatchQueries {
     let acked = 0;
     for (const groupId of groupIds) {
       const group = selectGroup.get(groupId);
-      if (group === undefined) throw new StoreError('STORE_INVALID_INPUT', `no group with id ${groupId} to acknowledge`);
-      if (group.completed_at === null) throw new StoreError('STORE_INVALID_INPUT', `group ${groupId} is not complete; only complete groups are served`);
+      if (group === undefined) throw new TokentapError('STORE_INVALID_INPUT', { message: `no group with id ${groupId} to acknowledge` });
+      if (group.completed_at === null) throw new TokentapError('STORE_INVALID_INPUT', { message: `group ${groupId} is not complete; only complete groups are served` });
       // a group acknowledged before keeps its first ack: consumed once
       acked += insertAck.run(groupId, batchId, wellFormedText(consumer), at).changes;
     }

@@ -2,7 +2,7 @@ import { hash as oneShotHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { BoundedLru } from './bounded-lru.js';
 import { compressText, decompressText } from './compress-json.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /**
  * Content-addressed storage for the parts of bodies (see body-store.ts): each distinct JSON text is
@@ -57,7 +57,7 @@ export function createBlobStore(database: Database.Database): BlobStore {
     const cached = texts.get(key);
     if (cached !== undefined) return cached;
     const row = selectBlobData.get(hash);
-    if (row === undefined) throw new StoreError('STORE_CORRUPT', `body blob ${hash.toString('hex')} is missing`);
+    if (row === undefined) throw new TokentapError('STORE_CORRUPT', { message: `body blob ${hash.toString('hex')} is missing` });
     const text = decompressText(row.data);
     // a very long text (a huge pasted file) would push out the many messages that come back every turn
     if (text.length <= DEFAULT_BLOB_TEXT_CACHE_CHARS / 8) texts.set(key, text);
@@ -97,7 +97,7 @@ export function createBlobStore(database: Database.Database): BlobStore {
     const rows = selectListHashes.all(Buffer.from(hash, 'hex'));
     const expected = rows[rows.length - 1]?.length;
     if (expected === undefined || rows.length !== expected) {
-      throw new StoreError('STORE_CORRUPT', `body list ${hash} is missing or broken`);
+      throw new TokentapError('STORE_CORRUPT', { message: `body list ${hash} is missing or broken` });
     }
     // parsed afresh on every read: callers own (and may change) what they are handed
     return rows.map((row) => JSON.parse(readText(row.hash)));

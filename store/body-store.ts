@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { createBlobStore, toJsonPartOfText, type JsonPart } from './blob-store.js';
 import { compressJson, decompressJson } from './compress-json.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import { isRecord } from '../core/json/is-record.js';
 
 /**
@@ -97,7 +97,7 @@ export function createBodyStore(database: Database.Database): BodyStore {
   function read(envelopeBytes: Buffer): unknown {
     const envelope = decompressJson(envelopeBytes) as Envelope;
     if (envelope.format !== ENVELOPE_FORMAT) {
-      throw new StoreError('STORE_CORRUPT', `unknown body envelope format ${String(envelope.format)}`);
+      throw new TokentapError('STORE_CORRUPT', { message: `unknown body envelope format ${String(envelope.format)}` });
     }
     if (envelope.fields === undefined) return envelope.value;
     // Object.fromEntries defines own properties, so a `__proto__` key stays data, as in JSON.parse.

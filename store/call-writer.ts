@@ -7,7 +7,7 @@ import { packFloat32, packInt32, toLogprobArray, toTokenIdArray } from './pack-t
 import type { PromptDelta } from './prompt-delta.js';
 import type { SessionQueries } from './session-queries.js';
 import { wellFormedText } from './well-formed-text.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { BeginCallInput, CallStatus, FinishCallInput } from './types.js';
 
 const FINISHED_STATUSES: ReadonlySet<CallStatus> = new Set(['ok', 'backend_error', 'aborted']);
@@ -96,9 +96,9 @@ export function createCallWriter(options: {
 
   const finish = database.transaction((callId: string, columns: FinishColumns, prompt: Int32Array | null) => {
     const state = selectState.get(callId);
-    if (state === undefined) throw new StoreError('STORE_CALL_NOT_FOUND', `no call with id ${callId}`);
+    if (state === undefined) throw new TokentapError('STORE_CALL_NOT_FOUND', { message: `no call with id ${callId}` });
     if (state.status !== 'in_progress') {
-      throw new StoreError('STORE_CALL_ALREADY_FINISHED', `call ${callId} is already finished (status ${state.status})`);
+      throw new TokentapError('STORE_CALL_ALREADY_FINISHED', { message: `call ${callId} is already finished (status ${state.status})` });
     }
     const link = prompt === null ? null : delta.encode(state.session_id, prompt);
     updateCall.run({
@@ -136,7 +136,7 @@ interface FinishColumns {
 
 function toFinishColumns(result: FinishCallInput, prompt: Int32Array | null, completion: Int32Array | null): FinishColumns {
   if (!FINISHED_STATUSES.has(result.status)) {
-    throw new StoreError('STORE_INVALID_INPUT', `a call cannot be finished with status ${String(result.status)}`);
+    throw new TokentapError('STORE_INVALID_INPUT', { message: `a call cannot be finished with status ${String(result.status)}` });
   }
   const logprobs = result.completionLogprobs === null ? null : toLogprobArray(result.completionLogprobs);
   return {

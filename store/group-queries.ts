@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { DeclareGroupInput, GroupRow, SessionStatus } from './types.js';
 
 interface GroupRecord {
@@ -61,7 +61,7 @@ export function createGroupQueries(database: Database.Database): GroupQueries {
     insert.run(input.groupId, input.expectedSize, metadata, input.createdAt);
     const existing = selectOne.get(input.groupId) as GroupRecord;
     if (existing.expected_size !== null && existing.expected_size !== input.expectedSize) {
-      throw new StoreError('STORE_GROUP_CONFLICT', `group ${input.groupId} was declared with ${existing.expected_size} sessions, not ${input.expectedSize}`);
+      throw new TokentapError('STORE_GROUP_CONFLICT', { message: `group ${input.groupId} was declared with ${existing.expected_size} sessions, not ${input.expectedSize}` });
     }
     // a group a session named first has no size yet: declaring it sets one (declaring again with the same size is a no-op)
     if (existing.expected_size === null) updateDeclared.run(input.expectedSize, metadata, input.groupId);

@@ -1,7 +1,7 @@
 /** The store's public surface: open a store, its contracts, its errors. */
 export { openStore, DEFAULT_LIST_LIMIT } from './open-store.js';
 export { DEFAULT_BUSY_TIMEOUT_MS } from './configure-connection.js';
-export { StoreError, isStoreError, STORE_ERROR_CODES, type StoreErrorCode } from './store-error.js';
+export { StoreError, isStoreError, type StoreErrorCode } from './store-error.js';
 export { findRewardProblem, isRewardNumber, MAX_REWARD_MAGNITUDE, type RewardProblem } from './find-reward-problem.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/migrations.js';
 export {

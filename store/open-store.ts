@@ -14,7 +14,7 @@ import { createRewardQueries } from './reward-queries.js';
 import { createBatchQueries } from './batch-queries.js';
 import { createExportQueries } from './export-queries.js';
 import { createInstanceQueries } from './instance-queries.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { OpenStoreOptions, Store, StoreStats } from './types.js';
 
 /** Sessions per `listSessions` page when no limit is given. */
@@ -50,14 +50,12 @@ export function openStore(options: OpenStoreOptions): Store {
 
 function openDatabase(path: string, readonly: boolean): Database.Database {
   if (readonly && (isInMemory(path) || !existsSync(path))) {
-    throw new StoreError('STORE_NOT_INITIALIZED', `no database at ${path} to open read-only`);
+    throw new TokentapError('STORE_NOT_INITIALIZED', { message: `no database at ${path} to open read-only` });
   }
   try {
     return new Database(path, { readonly, fileMustExist: readonly, timeout: DEFAULT_BUSY_TIMEOUT_MS });
   } catch (error) {
-    throw new StoreError('STORE_OPEN_FAILED', `cannot open the database at ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new TokentapError('STORE_OPEN_FAILED', { message: `cannot open the database at ${path}: ${(error as Error).message}`, cause: error });
   }
 }
 
@@ -79,7 +77,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
   );
 
   function writable(): CallWriter {
-    if (readonly) throw new StoreError('STORE_READONLY', `the store at ${path} was opened read-only`);
+    if (readonly) throw new TokentapError('STORE_READONLY', { message: `the store at ${path} was opened read-only` });
     return writer;
   }
 

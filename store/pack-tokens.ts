@@ -1,5 +1,5 @@
 import { isInt32TokenId } from '../core/token-ids/is-int32-token-id.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /**
  * Token ids and logprobs are stored as packed little-endian bytes (Int32 / Float32), not JSON text:
@@ -16,7 +16,7 @@ export function toTokenIdArray(ids: readonly number[] | Int32Array, field: strin
   for (let index = 0; index < ids.length; index++) {
     const id = ids[index];
     if (!isInt32TokenId(id)) {
-      throw new StoreError('STORE_INVALID_INPUT', `${field}[${index}] = ${String(id)} is not an Int32 token id`);
+      throw new TokentapError('STORE_INVALID_INPUT', { message: `${field}[${index}] = ${String(id)} is not an Int32 token id` });
     }
   }
   return ids instanceof Int32Array ? ids.slice() : Int32Array.from(ids);
@@ -47,7 +47,7 @@ export function unpackInt32(bytes: Buffer): Int32Array {
 /** Little-endian bytes -> `into[offset, offset + count)`; returns the count. */
 export function unpackInt32Into(bytes: Buffer, into: Int32Array, offset: number): number {
   const count = elementCount(bytes);
-  if (offset + count > into.length) throw new RangeError(`${count} ids do not fit at ${offset} of ${into.length}`);
+  if (offset + count > into.length) throw new TokentapError('TT_INVALID_ARGUMENT', { message: `${count} ids do not fit at ${offset} of ${into.length}` });
   if (IS_LITTLE_ENDIAN) new Uint8Array(into.buffer, into.byteOffset + offset * 4, count * 4).set(bytes);
   else for (let index = 0; index < count; index++) into[offset + index] = bytes.readInt32LE(index * 4);
   return count;
@@ -82,7 +82,7 @@ function unpack(bytes: Buffer, into: Int32Array | Float32Array, read: (offset: n
 
 function elementCount(bytes: Buffer): number {
   if (bytes.byteLength % 4 !== 0) {
-    throw new StoreError('STORE_CORRUPT', `a packed array has ${bytes.byteLength} bytes, not a multiple of 4`);
+    throw new TokentapError('STORE_CORRUPT', { message: `a packed array has ${bytes.byteLength} bytes, not a multiple of 4` });
   }
   return bytes.byteLength / 4;
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { unpackInt32 } from './pack-tokens.js';
 import type { SequenceCache } from './sequence-cache.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /**
  * Reads prompts back from their delta chains (see prompt-delta.ts for how they are written).
@@ -149,6 +149,6 @@ function fillFromParent(prompt: Int32Array, needed: number, parent: ParentLink, 
   return missing;
 }
 
-function corrupt(message: string): StoreError {
-  return new StoreError('STORE_CORRUPT', message);
+function corrupt(message: string): TokentapError {
+  return new TokentapError('STORE_CORRUPT', { message });
 }

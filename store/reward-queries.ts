@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { findRewardProblem } from './find-reward-problem.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import { wellFormedText } from './well-formed-text.js';
 import type { AddRewardInput, PolicyVersionRow, RewardRow } from './types.js';
 
@@ -55,11 +55,11 @@ export function createRewardQueries(database: Database.Database): RewardQueries 
   const add = database.transaction((input: AddRewardInput): RewardRow => {
     // defence in depth: the rollout API checks the same rule first; a non-finite reward would break every export
     const problem = findRewardProblem(input);
-    if (problem !== null) throw new StoreError('STORE_INVALID_INPUT', `reward ${problem.field} ${problem.problem}`);
-    if (sessionExists.get(input.sessionId) === undefined) throw new StoreError('STORE_SESSION_NOT_FOUND', `no session with id ${input.sessionId}`);
+    if (problem !== null) throw new TokentapError('STORE_INVALID_INPUT', { message: `reward ${problem.field} ${problem.problem}` });
+    if (sessionExists.get(input.sessionId) === undefined) throw new TokentapError('STORE_SESSION_NOT_FOUND', { message: `no session with id ${input.sessionId}` });
     const callId = input.callId ?? null;
     if (callId !== null && callSession.get(callId)?.session_id !== input.sessionId) {
-      throw new StoreError('STORE_CALL_NOT_FOUND', `session ${input.sessionId} has no call with id ${callId}`);
+      throw new TokentapError('STORE_CALL_NOT_FOUND', { message: `session ${input.sessionId} has no call with id ${callId}` });
     }
     const { lastInsertRowid } = insert.run({
       sessionId: input.sessionId,

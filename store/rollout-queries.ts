@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { GroupQueries } from './group-queries.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { CreateRolloutInput, EndSessionInput, GroupRow, RolloutRow, SessionEndReason, SessionOrigin, SessionStatus } from './types.js';
 
 interface RolloutRecord {
@@ -72,7 +72,7 @@ export function createRolloutQueries(database: Database.Database, groups: GroupQ
       split: input.split ?? null,
       sampling: JSON.stringify(input.sampling ?? {}),
     });
-    if (inserted.changes === 0) throw new StoreError('STORE_SESSION_EXISTS', `a session with id ${input.sessionId} already exists`);
+    if (inserted.changes === 0) throw new TokentapError('STORE_SESSION_EXISTS', { message: `a session with id ${input.sessionId} already exists` });
     if (input.keyHash !== undefined && input.keyHash !== null) insertKey.run(asBuffer(input.keyHash), input.sessionId, input.createdAt);
     return get(input.sessionId) as RolloutRow;
   });
@@ -80,8 +80,8 @@ export function createRolloutQueries(database: Database.Database, groups: GroupQ
   const end = database.transaction((sessionId: string, input: EndSessionInput) => {
     if (updateEnd.run(input.status, input.endedAt, input.reason, sessionId).changes === 0) {
       const existing = get(sessionId);
-      if (existing === null) throw new StoreError('STORE_SESSION_NOT_FOUND', `no session with id ${sessionId}`);
-      throw new StoreError('STORE_SESSION_ENDED', `session ${sessionId} already ended (${existing.status})`);
+      if (existing === null) throw new TokentapError('STORE_SESSION_NOT_FOUND', { message: `no session with id ${sessionId}` });
+      throw new TokentapError('STORE_SESSION_ENDED', { message: `session ${sessionId} already ended (${existing.status})` });
     }
     const rollout = get(sessionId) as RolloutRow;
     const completed = rollout.groupId !== null && groups.completeIfDone(rollout.groupId, input.endedAt);

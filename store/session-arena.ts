@@ -1,6 +1,6 @@
 import { int32Count, unpackInt32, unpackInt32Into } from './pack-tokens.js';
 import type { StoredPromptLink } from './prompt-chain.js';
-import { StoreError } from './store-error.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 /**
  * Reads a whole session's prompts in one pass without copying shared prefixes. An agent's next prompt is usually
@@ -77,7 +77,7 @@ export function createSessionArena(decode: (link: StoredPromptLink) => Int32Arra
     if (parent === undefined) {
       arena = newArena(more);
     } else if (parent.end < link.prefixLength) {
-      throw new StoreError('STORE_CORRUPT', `call ${link.parentId} is shorter than its child's prefix`);
+      throw new TokentapError('STORE_CORRUPT', { message: `call ${link.parentId} is shorter than its child's prefix` });
     } else if (parent.end === link.prefixLength && parent.arena.used === parent.end) {
       // the call extends the end of its parent's line: append in place
       arena = parent.arena;

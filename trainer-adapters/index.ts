@@ -11,6 +11,7 @@ import type { TrainerFormat, TrainerFormatInfo } from './trainer-format.js';
 import { TRL_GRPO_FORMAT } from './trl-grpo/trl-grpo-adapter.js';
 import { TRL_SFT_FORMAT } from './trl-sft/trl-sft-adapter.js';
 import { VERL_FORMAT } from './verl/verl-adapter.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 
 export type { AdapterNeeds, AdapterSkip, ColumnSpec, ColumnType, ExportRow, TrainerAdapter } from './trainer-adapter.js';
 export { isAdapterSkip } from './trainer-adapter.js';
@@ -49,7 +50,7 @@ export const TRAINER_FORMATS: readonly TrainerFormatInfo[] = FORMATS.map(({ form
 /**
  * The adapter of a format, for one shape (the format's default when none is given).
  *
- * @throws TypeError naming the valid formats (or shapes) when `format` (or `shape`) is not one of them
+ * @throws TokentapError EXPORT_UNKNOWN_FORMAT naming the valid formats (or shapes) when `format` (or `shape`) is not one of them
  * @example
  * const adapter = createTrainerAdapter('tinker', { shape: 'sft' });
  * adapter.columns.map((column) => column.name); // ['model_input_tokens', 'target_tokens', 'weights', ...]
@@ -57,15 +58,15 @@ export const TRAINER_FORMATS: readonly TrainerFormatInfo[] = FORMATS.map(({ form
 export function createTrainerAdapter(format: string, options: { shape?: string } = {}): TrainerAdapter {
   const entry = FORMATS.find((candidate) => candidate.format === format);
   if (entry === undefined) {
-    throw new TypeError(`unknown trainer format '${format}'; valid formats: ${FORMATS.map((candidate) => candidate.format).join(', ')}`);
+    throw new TokentapError('EXPORT_UNKNOWN_FORMAT', { message: `unknown trainer format '${format}'; valid formats: ${FORMATS.map((candidate) => candidate.format).join(', ')}` });
   }
   const { shape } = options;
   if (entry.shapes === undefined) {
-    if (shape !== undefined) throw new TypeError(`trainer format '${format}' has no shapes, but shape '${shape}' was given`);
+    if (shape !== undefined) throw new TokentapError('EXPORT_UNKNOWN_FORMAT', { message: `trainer format '${format}' has no shapes, but shape '${shape}' was given` });
     return entry.create(undefined);
   }
   if (shape !== undefined && !entry.shapes.includes(shape)) {
-    throw new TypeError(`unknown shape '${shape}' for trainer format '${format}'; valid shapes: ${entry.shapes.join(', ')}`);
+    throw new TokentapError('EXPORT_UNKNOWN_FORMAT', { message: `unknown shape '${shape}' for trainer format '${format}'; valid shapes: ${entry.shapes.join(', ')}` });
   }
   return entry.create(shape ?? entry.defaultShape);
 }

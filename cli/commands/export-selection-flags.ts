@@ -1,6 +1,5 @@
 import type { ExportSelection } from '../../export/export-options.js';
 import { parseExportQuery } from '../../export/parse-export-query.js';
-import { UsageError } from '../usage-error.js';
 
 /** The selection flags `export` and `stats` share: filters, strategy, advantages (docs/export.md). */
 export const EXPORT_SELECTION_OPTIONS = {
@@ -78,9 +77,6 @@ export function parseSelectionFlags(values: Record<string, string | boolean | un
     if (value !== undefined) query[key] = String(value);
   }
   if (values['no-std-norm'] === true) query.normalizeStd = 'false';
-  try {
-    return parseExportQuery(query);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  // a bad value is an EXPORT_INVALID_OPTION, a user's mistake: one line, exit 2 (cli/report-failure.ts)
+  return parseExportQuery(query);
 }

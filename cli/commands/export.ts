@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ExportDatasetResult } from '../../export/export-dataset.js';
-import { ExportPathError } from '../../export/writers/export-path-error.js';
 import { TRAINER_FORMATS } from '../../trainer-adapters/index.js';
 import { createProgressBar } from '../progress-bar.js';
 import { UsageError } from '../usage-error.js';
@@ -65,6 +64,7 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
   process.once('SIGTERM', stop);
   try {
     const { exportDataset } = await import('../../export/export-dataset.js');
+    // an unknown format or shape, a bad option or a refused path is a user's mistake: exit 2 by the one rule (cli/report-failure.ts)
     const result = await exportDataset(store, {
       ...selection,
       format: values.format,
@@ -74,9 +74,6 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
       ...(modelDir === undefined ? {} : { modelDir }),
       onProgress: ({ sessionsDone, sessionsTotal }) => bar.update(sessionsDone, sessionsTotal),
       signal: interrupt.signal,
-    }).catch((error: unknown) => {
-      // an unknown format or shape (TypeError) or a refused path: how the export was asked for, exit 2
-      throw error instanceof TypeError || error instanceof ExportPathError ? new UsageError(error.message) : error;
     });
     bar.finish();
     if (values.quiet !== true) process.stdout.write(formatExportSummary(result, (performance.now() - started) / 1000));

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
-import { isStoreError, openStore } from '../../store/index.js';
+import { isTokentapError } from '../../core/errors/tokentap-error.js';
+import { openStore } from '../../store/index.js';
 import { formatTable } from '../format-table.js';
 import { UsageError } from '../usage-error.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
@@ -23,7 +24,7 @@ export function openStoreForReading(db: string): ReturnType<typeof openStore> {
   try {
     return openStore({ path: db, readonly: true });
   } catch (error) {
-    if (isStoreError(error) && error.code === 'STORE_SCHEMA_OUTDATED') {
+    if (isTokentapError(error, 'STORE_SCHEMA_OUTDATED')) {
       throw new UsageError(`${error.message}: run \`tokentap migrate --db ${db}\` (or start \`tokentap serve\` on it) first`);
     }
     throw error;

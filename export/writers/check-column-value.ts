@@ -1,11 +1,11 @@
 import { isInt32 } from '../../core/token-ids/is-int32-token-id.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidExportValue, invalidValueWithin, isInvalidExportValue, type InvalidExportValue } from './invalid-export-value.js';
 
 // TEMPORARY (issue 13, int32 check): parquet-column-values.ts still imports these; removed once it uses expectInt32
 export { INT32_MAX, INT32_MIN } from '../../core/token-ids/is-int32-token-id.js';
 
 // Value checks shared by the JSONL and Parquet writers, so a row one format accepts the other accepts too.
-// Each throws an ExportValueError whose `where` is relative to the value; callers prepend the column.
+// Each throws an EXPORT_INVALID_VALUE error whose `where` is relative to the value; callers prepend the column.
 
 /** @example expectInt32(-100) // -100; a fraction, 2^31 or a string throws */
 export function expectInt32(value: unknown): number {
@@ -33,17 +33,17 @@ export function expectString(value: unknown): string {
 
 /** @example finite(0.5) // 0.5; finite(NaN) throws */
 export function finite(value: number): number {
-  if (!Number.isFinite(value)) throw new ExportValueError('', `${value} is not a finite number (JSON has no NaN or Infinity)`);
+  if (!Number.isFinite(value)) throw invalidExportValue('', `${value} is not a finite number (JSON has no NaN or Infinity)`);
   return value;
 }
 
 /** @example throw expected('a string', 42) // "expected a string, got number 42" */
-export function expected(what: string, value: unknown): ExportValueError {
+export function expected(what: string, value: unknown): InvalidExportValue {
   const shown = value === null || value === undefined ? String(value)
     : ArrayBuffer.isView(value) ? value.constructor.name
     : Array.isArray(value) ? 'an array'
     : `${typeof value} ${String(value).slice(0, 40)}`;
-  return new ExportValueError('', `expected ${what}, got ${shown}`);
+  return invalidExportValue('', `expected ${what}, got ${shown}`);
 }
 
 /**
@@ -58,7 +58,7 @@ export function checkedElements<T>(value: unknown, check: (element: unknown) => 
     try {
       elements[index] = check(value[index]);
     } catch (error) {
-      throw error instanceof ExportValueError ? error.within(index) : error;
+      throw isInvalidExportValue(error) ? invalidValueWithin(error, index) : error;
     }
   }
   return elements;

@@ -1,6 +1,6 @@
 import type { ColumnSpec, ExportRow } from '../../trainer-adapters/trainer-adapter.js';
 import { expected } from './check-column-value.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidValueWithin, isInvalidExportValue } from './invalid-export-value.js';
 import type { JsonByteBuffer } from './json-byte-buffer.js';
 import { JSON_COLUMN_ENCODERS } from './json-column-encoders.js';
 
@@ -27,14 +27,14 @@ export function createJsonRowEncoder(columns: readonly ColumnSpec[]): (buffer: J
         buffer.appendText(part.prefix);
         const value = row[part.name];
         if (value === null || value === undefined) {
-          if (!part.nullable) throw expected('a value (the column is not nullable)', value).within(part.name);
+          if (!part.nullable) throw invalidValueWithin(expected('a value (the column is not nullable)', value), part.name);
           buffer.appendAscii('null');
           continue;
         }
         try {
           part.encode(buffer, value);
         } catch (error) {
-          throw error instanceof ExportValueError ? error.within(part.name) : error;
+          throw isInvalidExportValue(error) ? invalidValueWithin(error, part.name) : error;
         }
       }
     } catch (error) {

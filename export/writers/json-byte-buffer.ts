@@ -1,5 +1,5 @@
 import { MAX_FLOAT32_BYTES, writeFloat32, writeInteger } from './decimal-digits.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidExportValue } from './invalid-export-value.js';
 
 const COMMA = 44;
 const OPEN_BRACKET = 91;
@@ -56,7 +56,7 @@ export class JsonByteBuffer {
 
   /**
    * Appends `[a,b,...]` of a Float32Array, each the shortest decimal that reads back as the same float32.
-   * Throws ExportValueError (where `[index]`) on NaN or Infinity, which JSON cannot hold.
+   * Throws an EXPORT_INVALID_VALUE error (where `[index]`) on NaN or Infinity, which JSON cannot hold.
    */
   appendFloat32Array(array: Float32Array): void {
     this.reserve(2 + array.length * (MAX_FLOAT32_BYTES + 1));
@@ -66,7 +66,7 @@ export class JsonByteBuffer {
     for (let index = 0; index < array.length; index += 1) {
       const value = array[index]!;
       // NaN and ±Infinity are the only numbers for which value - value is not 0
-      if (value - value !== 0) throw new ExportValueError(`[${index}]`, `${value} is not a finite number (JSON has no NaN or Infinity)`);
+      if (value - value !== 0) throw invalidExportValue(`[${index}]`, `${value} is not a finite number (JSON has no NaN or Infinity)`);
       if (index !== 0) bytes[position++] = COMMA;
       position = writeFloat32(bytes, position, value);
     }

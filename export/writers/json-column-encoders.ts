@@ -1,10 +1,10 @@
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
 import { checkedElements, expected, expectInt32, expectInteger, expectNumber, expectString, finite } from './check-column-value.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidValueWithin } from './invalid-export-value.js';
 import type { JsonByteBuffer } from './json-byte-buffer.js';
 import { writeJsonValue, writeTypedArray } from './write-json-value.js';
 
-/** Writes the JSON of one non-null value of a column type; throws ExportValueError (`where` relative to the column). */
+/** Writes the JSON of one non-null value of a column type; throws an EXPORT_INVALID_VALUE error (`where` relative to the column). */
 export type JsonColumnEncoder = (buffer: JsonByteBuffer, value: unknown) => void;
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -42,7 +42,7 @@ export const JSON_COLUMN_ENCODERS: Record<ColumnType, JsonColumnEncoder> = {
   'string[]': (buffer, value) => {
     if (!Array.isArray(value)) throw expected('string[]', value);
     value.forEach((element, index) => {
-      if (typeof element !== 'string') throw expected('a string', element).within(index);
+      if (typeof element !== 'string') throw invalidValueWithin(expected('a string', element), index);
     });
     buffer.appendText(JSON.stringify(value));
   },

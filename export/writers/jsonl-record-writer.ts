@@ -1,6 +1,6 @@
 import type { ExportRow } from '../../trainer-adapters/trainer-adapter.js';
 import { createJsonRowEncoder } from './create-json-row-encoder.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidValueAtRow, isInvalidExportValue } from './invalid-export-value.js';
 import { JsonByteBuffer } from './json-byte-buffer.js';
 import type { RecordWriter, RecordWriterOptions } from './record-writer-contract.js';
 import { openTempOutputFile } from './temp-output-file.js';
@@ -40,7 +40,7 @@ export function createJsonlRecordWriter(options: RecordWriterOptions): RecordWri
       try {
         writeRow(buffer, row);
       } catch (error) {
-        throw error instanceof ExportValueError ? error.atRow(rows + 1) : error;
+        throw isInvalidExportValue(error) ? invalidValueAtRow(error, rows + 1) : error;
       }
       rows += 1;
       if (buffer.length >= FLUSH_BYTES) flush();

@@ -1,9 +1,9 @@
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
 import { checkedElements, expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidExportValue } from './invalid-export-value.js';
 import { plainJsonValue } from './plain-json-value.js';
 
-/** One non-null row value as hyparquet-writer takes it; throws ExportValueError (`where` relative to the column). */
+/** One non-null row value as hyparquet-writer takes it; throws an EXPORT_INVALID_VALUE error (`where` relative to the column). */
 export type ParquetColumnValue = (value: unknown) => unknown;
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -46,7 +46,7 @@ function finiteFloats(values: Float32Array): number[] {
   for (let index = 0; index < values.length; index += 1) {
     const element = values[index]!;
     // NaN and ±Infinity are the only float32 values for which element - element is not 0
-    if (element - element !== 0) throw new ExportValueError(`[${index}]`, `${element} is not a finite number (JSON has no NaN or Infinity)`);
+    if (element - element !== 0) throw invalidExportValue(`[${index}]`, `${element} is not a finite number (JSON has no NaN or Infinity)`);
     elements[index] = element;
   }
   return elements;

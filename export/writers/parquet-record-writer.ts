@@ -1,8 +1,9 @@
 import { gzipSync } from 'node:zlib';
 import { ParquetWriter } from 'hyparquet-writer';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
 import { expected } from './check-column-value.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidValueAtRow, invalidValueWithin, isInvalidExportValue } from './invalid-export-value.js';
 import { FileByteWriter } from './file-byte-writer.js';
 import { PARQUET_COLUMN_VALUES } from './parquet-column-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
@@ -102,7 +103,7 @@ export function createParquetRecordWriter(options: RecordWriterOptions): RecordW
           values[index] = column.convert(value);
           if (column.isList) listValues += (values[index] as unknown[]).length;
         } catch (error) {
-          throw error instanceof ExportValueError ? error.within(column.name).atRow(rows + 1) : error;
+          throw isInvalidExportValue(error) ? invalidValueAtRow(invalidValueWithin(error, column.name), rows + 1) : error;
         }
       });
       values.forEach((value, index) => buffered[index]!.push(value));
@@ -133,6 +134,6 @@ export function createParquetRecordWriter(options: RecordWriterOptions): RecordW
 }
 
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new TokentapError('TT_INVALID_ARGUMENT', { message: `${name} must be a positive integer, got ${value}` });
   return value;
 }

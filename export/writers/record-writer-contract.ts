@@ -15,7 +15,7 @@ export interface RecordWriterResult {
 /**
  * Writes the rows of one dataset file. Rows go to a temp file beside `path` that is renamed onto it by `close()`;
  * `abort()` removes it, so an export that fails or is interrupted never leaves a partial dataset at `path`.
- * A bad value throws ExportValueError from `write()` and nothing of that row is written.
+ * A bad value throws an EXPORT_INVALID_VALUE error from `write()` and nothing of that row is written.
  */
 export interface RecordWriter {
   /** Returns nothing today (both formats write synchronously); await it anyway, the interface allows a Promise. */

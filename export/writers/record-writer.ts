@@ -1,5 +1,5 @@
 import { extname, resolve } from 'node:path';
-import { ExportPathError } from './export-path-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { createJsonlRecordWriter } from './jsonl-record-writer.js';
 import { createParquetRecordWriter } from './parquet-record-writer.js';
 import type { RecordWriter, RecordWriterOptions } from './record-writer-contract.js';
@@ -10,8 +10,9 @@ export type { RecordWriter, RecordWriterOptions, RecordWriterResult } from './re
 export const RECORD_FILE_EXTENSIONS = ['.jsonl', '.parquet'] as const;
 
 /**
- * A RecordWriter for `path`, JSONL or Parquet by its extension. Throws ExportPathError (a usage mistake: CLI exit
- * code 2) for another extension, a missing parent folder, or an existing file without `force`.
+ * A RecordWriter for `path`, JSONL or Parquet by its extension. Throws a TokentapError (a user's mistake: CLI exit
+ * code 2) for another extension (EXPORT_BAD_EXTENSION), a missing parent folder (EXPORT_NO_PARENT_DIR), or an
+ * existing file without `force` (EXPORT_PATH_EXISTS), with the path in `details.path`.
  *
  * @example
  * const writer = createRecordWriter({ path: 'train.parquet', columns: adapter.columns, metadata: { format: 'verl' } });
@@ -27,9 +28,8 @@ export function createRecordWriter(options: RecordWriterOptions): RecordWriter {
   const extension = extname(options.path).toLowerCase();
   if (extension === '.jsonl') return createJsonlRecordWriter(options);
   if (extension === '.parquet') return createParquetRecordWriter(options);
-  throw new ExportPathError(
-    'EXPORT_BAD_EXTENSION',
-    resolve(options.path),
-    `${options.path}: the file name must end in ${RECORD_FILE_EXTENSIONS.join(' or ')} (it chooses the format)`,
-  );
+  throw new TokentapError('EXPORT_BAD_EXTENSION', {
+    message: `${options.path}: the file name must end in ${RECORD_FILE_EXTENSIONS.join(' or ')} (it chooses the format)`,
+    details: { path: resolve(options.path) },
+  });
 }

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ExportPathError } from './export-path-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /**
  * A dataset file being written: bytes go to a temp file beside `path` and appear at `path` only on `commit()`,
@@ -119,7 +119,7 @@ function assertParentFolder(finalPath: string): void {
   } catch {
     // missing or unreadable: reported below as not a folder
   }
-  if (!isFolder) throw new ExportPathError('EXPORT_NO_PARENT_DIR', finalPath, `${finalPath}: the folder ${parent} does not exist`);
+  if (!isFolder) throw new TokentapError('EXPORT_NO_PARENT_DIR', { message: `${finalPath}: the folder ${parent} does not exist`, details: { path: finalPath } });
 }
 
 function exists(path: string): boolean {
@@ -132,6 +132,6 @@ function exists(path: string): boolean {
   }
 }
 
-function pathExists(finalPath: string, cause?: unknown): ExportPathError {
-  return new ExportPathError('EXPORT_PATH_EXISTS', finalPath, `${finalPath} already exists (--force, or force: true, replaces it)`, { cause });
+function pathExists(finalPath: string, cause?: unknown): TokentapError {
+  return new TokentapError('EXPORT_PATH_EXISTS', { message: `${finalPath} already exists (--force, or force: true, replaces it)`, cause, details: { path: finalPath } });
 }

@@ -1,5 +1,5 @@
 import { finite } from './check-column-value.js';
-import { ExportValueError } from './export-value-error.js';
+import { invalidExportValue, invalidValueWithin, isInvalidExportValue } from './invalid-export-value.js';
 import { JsonByteBuffer, type IntegerArray } from './json-byte-buffer.js';
 
 /**
@@ -33,7 +33,7 @@ export function writeJsonValue(buffer: JsonByteBuffer, value: unknown): void {
       else writeObject(buffer, value as Record<string, unknown>);
       return;
     default:
-      throw new ExportValueError('', `a ${typeof value} is not a JSON value`);
+      throw invalidExportValue('', `a ${typeof value} is not a JSON value`);
   }
 }
 
@@ -60,13 +60,13 @@ export function writeTypedArray(buffer: JsonByteBuffer, array: ArrayBufferView):
     const joined = array.join(',');
     if (joined.includes('N') || joined.includes('I')) {
       const index = array.findIndex((element) => !Number.isFinite(element));
-      throw new ExportValueError(`[${index}]`, `${array[index]} is not a finite number (JSON has no NaN or Infinity)`);
+      throw invalidExportValue(`[${index}]`, `${array[index]} is not a finite number (JSON has no NaN or Infinity)`);
     }
     buffer.appendAscii(`[${joined}]`);
   } else if (array instanceof BigInt64Array || array instanceof BigUint64Array) {
     buffer.appendAscii(`[${array.join(',')}]`);
   } else if (array instanceof DataView) {
-    throw new ExportValueError('', 'a DataView is not a JSON value');
+    throw invalidExportValue('', 'a DataView is not a JSON value');
   } else {
     buffer.appendIntegerArray(array as IntegerArray);
   }
@@ -80,7 +80,7 @@ function writeArray(buffer: JsonByteBuffer, array: readonly unknown[]): void {
       // JSON.stringify writes holes and undefined elements as null
       writeJsonValue(buffer, array[index] === undefined ? null : array[index]);
     } catch (error) {
-      throw error instanceof ExportValueError ? error.within(index) : error;
+      throw isInvalidExportValue(error) ? invalidValueWithin(error, index) : error;
     }
   }
   buffer.appendAscii(']');
@@ -102,7 +102,7 @@ function writeObject(buffer: JsonByteBuffer, object: Record<string, unknown>): v
     try {
       writeJsonValue(buffer, member);
     } catch (error) {
-      throw error instanceof ExportValueError ? error.within(key) : error;
+      throw isInvalidExportValue(error) ? invalidValueWithin(error, key) : error;
     }
   }
   buffer.appendAscii('}');

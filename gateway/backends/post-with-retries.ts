@@ -77,8 +77,9 @@ function discardBody(response: BackendResponse): void {
   response.body.resume();
 }
 
-/** A failure after retries says so (same code and cause); a first-attempt failure is left as it was. */
+/** A failure after retries says so (same code, cause and body); a first-attempt failure is left as it was. */
 function withAttempts(error: unknown, attempts: number): unknown {
   if (attempts === 1 || !(error instanceof TokentapError)) return error;
-  return new TokentapError(error.code, { status: error.status, param: error.param, message: `${error.message} (after ${attempts} attempts)`, cause: error.cause });
+  const message = `${error.message} (after ${attempts} attempts)`;
+  return new TokentapError(error.code, { status: error.status, param: error.param, message, cause: error.cause, body: error.body, details: error.details });
 }

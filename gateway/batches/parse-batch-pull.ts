@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { ExportSelection } from '../../export/export-options.js';
 import { isExportQueryKey, parseExportQuery, type ExportQueryValues } from '../../export/parse-export-query.js';
 import { createTrainerAdapter, type TrainerAdapter } from '../../trainer-adapters/index.js';
-import { TokentapError } from '../../core/errors/tokentap-error.js';
+import { isUserMistakeCode } from '../../core/errors/error-codes.js';
+import { TokentapError, isTokentapError } from '../../core/errors/tokentap-error.js';
 import { idSchema, parseInput } from '../rollouts/rollout-schemas.js';
 import type { LeaseRequest } from './lease-pool.js';
 
@@ -90,12 +91,12 @@ function invalid(message: string): TokentapError {
   return new TokentapError('TT_INVALID_REQUEST', { message: `Invalid pull: ${message}` });
 }
 
-/** The export modules report bad options as TypeErrors; here they are the client's mistake. */
+/** The export modules report bad options as user's mistakes (EXPORT_INVALID_OPTION, EXPORT_UNKNOWN_FORMAT); here they are the client's, a 400. */
 function asInvalidRequest<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof TypeError) throw new TokentapError('TT_INVALID_REQUEST', { message: error.message, cause: error });
+    if (isTokentapError(error) && isUserMistakeCode(error.code)) throw new TokentapError('TT_INVALID_REQUEST', { message: error.message, cause: error });
     throw error;
   }
 }

@@ -148,7 +148,7 @@ async function relayBackendError(reply: FastifyReply, response: BackendResponse,
   // a backend's back-off hint reaches the harness: OpenAI and Anthropic clients honour Retry-After
   const retryAfter = response.headers['retry-after'];
   if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
-  const error = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, param: normalized.error.param, cause: normalized });
+  const error = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, param: normalized.error.param, body: normalized });
   throw await recordFailure(scope, error, { httpStatus: response.statusCode, backendErrorBody: backendBody });
 }
 

@@ -1,4 +1,4 @@
-import { TokentapError } from '../../core/errors/tokentap-error.js';
+import type { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** OpenAI's error shape, used by Chat Completions, Completions and Responses front doors. */
 export interface OpenAiErrorBody {
@@ -23,9 +23,9 @@ export function toOpenAiErrorBody(error: TokentapError): OpenAiErrorBody {
  * @example const { status, body } = toOpenAiError(failure); reply.code(status).send(body)
  */
 export function toOpenAiError(failure: TokentapError): { status: number; body: OpenAiErrorBody } {
-  const cause = failure.cause;
-  const isBackendBody = failure.code === 'TT_BACKEND_ERROR' && typeof cause === 'object' && cause !== null && 'error' in cause;
-  return { status: failure.status, body: isBackendBody ? (cause as OpenAiErrorBody) : toOpenAiErrorBody(failure) };
+  const { body } = failure;
+  const isBackendBody = failure.code === 'TT_BACKEND_ERROR' && typeof body === 'object' && body !== null && 'error' in body;
+  return { status: failure.status, body: isBackendBody ? (body as OpenAiErrorBody) : toOpenAiErrorBody(failure) };
 }
 
 function readString(value: unknown): string | null {

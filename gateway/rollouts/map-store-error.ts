@@ -1,9 +1,8 @@
-import { isStoreError, type StoreErrorCode } from '../../store/index.js';
 import type { ErrorCode } from '../../core/errors/error-codes.js';
-import { TokentapError } from '../../core/errors/tokentap-error.js';
+import { TokentapError, isTokentapError } from '../../core/errors/tokentap-error.js';
 
 /** Store refusals the rollout API passes on as client errors; any other store failure stays a 500. */
-const CLIENT_ERRORS: Partial<Record<StoreErrorCode, ErrorCode>> = {
+const CLIENT_ERRORS: Partial<Record<ErrorCode, ErrorCode>> = {
   STORE_SESSION_NOT_FOUND: 'TT_SESSION_NOT_FOUND',
   STORE_SESSION_EXISTS: 'TT_SESSION_EXISTS',
   STORE_SESSION_ENDED: 'TT_SESSION_ENDED',
@@ -22,8 +21,8 @@ export function withStoreErrors<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    const code = isStoreError(error) ? CLIENT_ERRORS[error.code] : undefined;
+    const code = isTokentapError(error) ? CLIENT_ERRORS[error.code] : undefined;
     if (code === undefined) throw error;
-    throw new TokentapError(code, { message: (error as Error).message, cause: error });
+    throw new TokentapError(code, { message: (error as TokentapError).message, cause: error });
   }
 }

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { ERROR_CODES, type ErrorCode } from '../../core/errors/error-codes.js';
+import { ERROR_CODES, type HttpErrorCode } from '../../core/errors/error-codes.js';
 
 /** The HTTP parser's failures worth a word to the client (https://nodejs.org/api/http.html#event-clienterror). */
-const CODES_BY_PARSER_ERROR: Record<string, ErrorCode> = {
+const CODES_BY_PARSER_ERROR: Record<string, HttpErrorCode> = {
   HPE_HEADER_OVERFLOW: 'TT_HEADERS_TOO_LARGE',
   ERR_HTTP_REQUEST_TIMEOUT: 'TT_REQUEST_TIMEOUT',
 };

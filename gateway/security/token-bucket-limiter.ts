@@ -1,3 +1,5 @@
+import { TokentapError } from '../../core/errors/tokentap-error.js';
+
 export interface TokenBucketLimiterOptions {
   /** tokens added per second to every bucket */
   requestsPerSecond: number;
@@ -37,7 +39,8 @@ export class TokenBucketLimiter {
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(options: TokenBucketLimiterOptions) {
-    if (!(options.requestsPerSecond > 0) || !(options.burst >= 1)) throw new RangeError('requestsPerSecond must be > 0 and burst >= 1');
+    if (!(options.requestsPerSecond > 0) || !(options.burst >= 1))
+      throw new TokentapError('TT_INVALID_ARGUMENT', { message: 'requestsPerSecond must be > 0 and burst >= 1' });
     this.#ratePerMs = options.requestsPerSecond / 1000;
     this.#burst = options.burst;
     this.#now = options.now ?? Date.now;

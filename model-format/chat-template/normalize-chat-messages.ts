@@ -1,4 +1,5 @@
 import { isRecord } from '../../core/json/is-record.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** A message as vLLM hands it to the chat template. */
 export type TemplateMessage = Record<string, unknown> & { role: string; content: string };
@@ -23,7 +24,7 @@ export function normalizeChatMessages(messages: readonly unknown[]): TemplateMes
 
 function normalizeMessage(message: unknown, position: number): TemplateMessage {
   if (!isRecord(message) || typeof message.role !== 'string') {
-    throw new TypeError(`messages[${position}] must be an object with a string role`);
+    throw new TokentapError('TT_INVALID_ARGUMENT', { message: `messages[${position}] must be an object with a string role` });
   }
   const result: TemplateMessage = { role: message.role, content: contentText(message.content) };
   if (message.role === 'assistant') {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { StoreError } from '../store-error.js';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { Migration } from './migration.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -32,14 +32,13 @@ export function assertSchemaCurrent(database: Database.Database, migrations: rea
   const current = readSchemaVersion(database);
   const latest = migrations.length;
   if (current === 0) {
-    throw new StoreError('STORE_NOT_INITIALIZED', 'the database was never initialized (schema version 0); open it read-write once');
+    throw new TokentapError('STORE_NOT_INITIALIZED', { message: 'the database was never initialized (schema version 0); open it read-write once' });
   }
   if (current > latest) throw schemaTooNew(current, latest);
   if (current < latest) {
-    throw new StoreError(
-      'STORE_SCHEMA_OUTDATED',
-      `the database has schema version ${current}, this tokentap needs ${latest}; open it read-write once to migrate`,
-    );
+    throw new TokentapError('STORE_SCHEMA_OUTDATED', {
+      message: `the database has schema version ${current}, this tokentap needs ${latest}; open it read-write once to migrate`,
+    });
   }
 }
 
@@ -48,11 +47,10 @@ export function readSchemaVersion(database: Database.Database): number {
   return database.pragma('user_version', { simple: true }) as number;
 }
 
-function schemaTooNew(current: number, latest: number): StoreError {
-  return new StoreError(
-    'STORE_SCHEMA_TOO_NEW',
-    `the database has schema version ${current} but this tokentap knows only up to ${latest}; upgrade tokentap`,
-  );
+function schemaTooNew(current: number, latest: number): TokentapError {
+  return new TokentapError('STORE_SCHEMA_TOO_NEW', {
+    message: `the database has schema version ${current} but this tokentap knows only up to ${latest}; upgrade tokentap`,
+  });
 }
 
 function assertNumberedInOrder(migrations: readonly Migration[]): void {

@@ -103,8 +103,8 @@ describe('newestPolicyVersions', () => {
   });
 
   it('refuses a negative or fractional staleness', () => {
-    expect(() => newestPolicyVersions(history, -1)).toThrow(TypeError);
-    expect(() => newestPolicyVersions(history, 0.5)).toThrow(TypeError);
+    expect(() => newestPolicyVersions(history, -1)).toThrow(expect.objectContaining({ code: 'EXPORT_INVALID_OPTION' }));
+    expect(() => newestPolicyVersions(history, 0.5)).toThrow(expect.objectContaining({ code: 'EXPORT_INVALID_OPTION' }));
   });
 });
 

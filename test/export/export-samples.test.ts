@@ -208,7 +208,7 @@ describe('exportSamples sample-level filters', () => {
   it('conversations come from the last call of each sample; none drops the sample as no_conversation', () => {
     const adapter = { needs: { reward: false, advantage: false, conversation: true } };
     // refused when called, before any sample is asked for
-    expect(() => exportSamples(store, { adapter })).toThrow(TypeError);
+    expect(() => exportSamples(store, { adapter })).toThrow(expect.objectContaining({ code: 'TT_INVALID_ARGUMENT' }));
     const seen: unknown[] = [];
     const { items } = exportAll({
       adapter,

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { isTokentapError } from '../../core/errors/tokentap-error.js';
 import { EXPORT_QUERY_KEYS, parseExportQuery } from '../../export/parse-export-query.js';
 
 function failure(values: Parameters<typeof parseExportQuery>[0]): string {
   try {
     parseExportQuery(values);
   } catch (error) {
-    expect(error).toBeInstanceOf(TypeError);
+    expect(isTokentapError(error, 'EXPORT_INVALID_OPTION')).toBe(true);
     return (error as Error).message;
   }
   throw new Error(`no error for ${JSON.stringify(values)}`);
@@ -43,7 +44,7 @@ describe('parseExportQuery', () => {
     expect(EXPORT_QUERY_KEYS).not.toContain('format');
   });
 
-  it('refuses bad values with a TypeError naming the option', () => {
+  it('refuses bad values with an EXPORT_INVALID_OPTION error naming the option', () => {
     expect(failure({ rewardMin: 'high' })).toMatch(/rewardMin/);
     expect(failure({ split: 'dev' })).toMatch(/split/);
     expect(failure({ since: 'yesterday' })).toMatch(/since.*|ISO 8601/);

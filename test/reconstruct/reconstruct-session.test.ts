@@ -175,7 +175,7 @@ describe('iterateSamples', () => {
     expect(reads).toEqual(['c']);
     expect([...iterator].map((sample) => sample.sessionId)).toEqual(['a']);
     expect([...iterateSessions(store, { all: true })].map((report) => report.sessionId).sort()).toEqual(['a', 'b', 'c']);
-    expect(() => [...iterateSamples(store, {})]).toThrow(TypeError);
+    expect(() => [...iterateSamples(store, {})]).toThrow(expect.objectContaining({ code: 'TT_INVALID_ARGUMENT' }));
   });
 
   it('reports calls that became no sample through onSkippedCall', () => {

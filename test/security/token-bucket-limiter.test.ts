@@ -56,8 +56,8 @@ describe('TokenBucketLimiter', () => {
   });
 
   it('refuses settings that would never let anything through', () => {
-    expect(() => new TokenBucketLimiter({ requestsPerSecond: 0, burst: 1 })).toThrow(RangeError);
-    expect(() => new TokenBucketLimiter({ requestsPerSecond: 1, burst: 0 })).toThrow(RangeError);
+    expect(() => new TokenBucketLimiter({ requestsPerSecond: 0, burst: 1 })).toThrow(expect.objectContaining({ code: 'TT_INVALID_ARGUMENT' }));
+    expect(() => new TokenBucketLimiter({ requestsPerSecond: 1, burst: 0 })).toThrow(expect.objectContaining({ code: 'TT_INVALID_ARGUMENT' }));
   });
 });
 

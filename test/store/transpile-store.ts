@@ -5,24 +5,29 @@ import ts from 'typescript';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** store/ and the one floor below it, which it imports (errors, token ids). */
+const TRANSPILED_FOLDERS = ['store', 'core'];
+
 /**
- * Transpiles store/ to plain ESM under `targetDir`, so a child `node` process (which cannot load
- * TypeScript on Node 20) runs the store's real code. `targetDir` gets a node_modules link to the
- * repository's, so `better-sqlite3` resolves as it does in the repository.
+ * Transpiles store/ (and core/, which it imports) to plain ESM under `targetDir`, so a child `node` process
+ * (which cannot load TypeScript on Node 20) runs the store's real code. `targetDir` gets a node_modules link
+ * to the repository's, so `better-sqlite3` resolves as it does in the repository.
  *
  * @example
  * transpileStore(dir); // then: spawnSync(process.execPath, [join(dir, 'child.mjs')])
  */
 export function transpileStore(targetDir: string): void {
-  const sourceDir = join(REPOSITORY_ROOT, 'store');
-  for (const sourcePath of listTypeScript(sourceDir)) {
-    const output = ts.transpileModule(readFileSync(sourcePath, 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-      fileName: sourcePath,
-    });
-    const targetPath = join(targetDir, 'store', relative(sourceDir, sourcePath)).replace(/\.ts$/, '.js');
-    mkdirSync(dirname(targetPath), { recursive: true });
-    writeFileSync(targetPath, output.outputText);
+  for (const folder of TRANSPILED_FOLDERS) {
+    const sourceDir = join(REPOSITORY_ROOT, folder);
+    for (const sourcePath of listTypeScript(sourceDir)) {
+      const output = ts.transpileModule(readFileSync(sourcePath, 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+        fileName: sourcePath,
+      });
+      const targetPath = join(targetDir, folder, relative(sourceDir, sourcePath)).replace(/\.ts$/, '.js');
+      mkdirSync(dirname(targetPath), { recursive: true });
+      writeFileSync(targetPath, output.outputText);
+    }
   }
   writeFileSync(join(targetDir, 'package.json'), JSON.stringify({ type: 'module' }));
   symlinkSync(join(REPOSITORY_ROOT, 'node_modules'), join(targetDir, 'node_modules'), 'dir');

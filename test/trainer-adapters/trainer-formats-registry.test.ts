@@ -23,7 +23,7 @@ describe('trainer format registry', () => {
   });
 
   it('refuses an unknown format, an unknown shape, and a shape for a format without shapes, naming the valid ones', () => {
-    expect(() => createTrainerAdapter('verll')).toThrow(TypeError);
+    expect(() => createTrainerAdapter('verll')).toThrow(expect.objectContaining({ code: 'EXPORT_UNKNOWN_FORMAT' }));
     expect(() => createTrainerAdapter('verll')).toThrow(/unknown trainer format 'verll'; valid formats: jsonl, parquet, verl, slime/);
     expect(() => createTrainerAdapter('tinker', { shape: 'ppo' })).toThrow(/unknown shape 'ppo' for trainer format 'tinker'; valid shapes: rl, sft/);
     expect(() => createTrainerAdapter('verl', { shape: 'rl' })).toThrow(/trainer format 'verl' has no shapes/);

@@ -31,7 +31,7 @@ export async function countAnthropicTokens(request: FastifyRequest, reply: Fasti
   const { text, json } = await readBackendBody(response);
   if (response.statusCode >= 400) {
     const normalized = normalizeBackendErrorBody(json ?? text, response.statusCode);
-    throw new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, cause: normalized });
+    throw new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, body: normalized });
   }
   if (!isRecord(json) || typeof json.count !== 'number') {
     throw new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend's /tokenize sent no count: ${text.slice(0, 200)}` });

@@ -74,9 +74,9 @@ export function toAnthropicError(failure: TokentapError, backendBody?: unknown):
     const code = normalized.error.code;
     return fromOpenAiShape(normalized, typeof code === 'number' && code >= 400 && code < 600 ? code : failure.status);
   }
-  const cause = failure.cause;
-  if (failure.code === 'TT_BACKEND_ERROR' && typeof cause === 'object' && cause !== null && 'error' in cause) {
-    return fromOpenAiShape(cause as OpenAiErrorBody, failure.status);
+  const { body } = failure;
+  if (failure.code === 'TT_BACKEND_ERROR' && typeof body === 'object' && body !== null && 'error' in body) {
+    return fromOpenAiShape(body as OpenAiErrorBody, failure.status);
   }
   return { status: failure.status, body: { type: 'error', error: { type: anthropicErrorType(failure.status), message: failure.message } } };
 }

@@ -16,7 +16,7 @@ export function registerOpenAiModels(app: FastifyInstance, context: GatewayConte
     const { text, json } = await readBackendBody(response);
     if (response.statusCode >= 400) {
       const normalized = normalizeBackendErrorBody(json ?? text, response.statusCode);
-      throw new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, cause: normalized });
+      throw new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, body: normalized });
     }
     if (json === undefined) throw new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: 'Inference backend sent a model list that is not JSON' });
     return reply.code(200).send(json);

@@ -1,6 +1,7 @@
 import { harmonyToolsSection, type HarmonyTool } from './harmony-tool-types.js';
 import type { RenderChatOptions } from '../../../reconstruct/retokenize/retokenizer.js';
 import { isRecord } from '../../../core/json/is-record.js';
+import { TokentapError } from '../../../core/errors/tokentap-error.js';
 
 /** One Harmony message before rendering (openai/harmony `chat::Message`, text content only). */
 interface HarmonyMessage {
@@ -40,7 +41,7 @@ export function renderHarmonyChat(messages: readonly unknown[], tools: readonly 
   const turns: HarmonyMessage[] = [];
   const toolNames = new Map<string, string>();
   messages.forEach((message, position) => {
-    if (!isRecord(message) || typeof message.role !== 'string') throw new TypeError(`messages[${position}] must be an object with a string role`);
+    if (!isRecord(message) || typeof message.role !== 'string') throw new TokentapError('TT_INVALID_ARGUMENT', { message: `messages[${position}] must be an object with a string role` });
     if (message.role === 'system' || message.role === 'developer') instructions.push(contentText(message.content));
     else turns.push(...toHarmonyTurns(message, toolNames));
   });

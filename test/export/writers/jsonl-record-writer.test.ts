@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRecordWriter } from '../../../export/writers/record-writer.js';
-import { ExportValueError } from '../../../export/writers/export-value-error.js';
+import { isInvalidExportValue } from '../../../export/writers/invalid-export-value.js';
 import type { ColumnSpec, ExportRow } from '../../../trainer-adapters/trainer-adapter.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { ALL_TYPES, allTypesRows, arbitraryFloat32s } from './writer-fixtures.js';
@@ -88,8 +88,8 @@ describe('JSONL writer', () => {
     } catch (error) {
       refusal = error;
     }
-    expect(refusal).toBeInstanceOf(ExportValueError);
-    expect((refusal as ExportValueError).message).toBe('row 2, column logprobs[1]: NaN is not a finite number (JSON has no NaN or Infinity)');
+    expect(isInvalidExportValue(refusal)).toBe(true);
+    expect((refusal as Error).message).toBe('row 2, column logprobs[1]: NaN is not a finite number (JSON has no NaN or Infinity)');
     await writer.write({ id: 3, logprobs: Float32Array.of(-3) });
     await writer.close();
     expect(readFileSync(folder.file('out.jsonl'), 'utf8')).toBe('{"id":1,"logprobs":[-1]}\n{"id":3,"logprobs":[-3]}\n');

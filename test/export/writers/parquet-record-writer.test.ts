@@ -1,6 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExportValueError } from '../../../export/writers/export-value-error.js';
+import { isInvalidExportValue } from '../../../export/writers/invalid-export-value.js';
 import { createRecordWriter } from '../../../export/writers/record-writer.js';
 import type { ColumnSpec, ExportRow } from '../../../trainer-adapters/trainer-adapter.js';
 import { readParquetWithDuckDb } from '../../helpers/read-parquet-with-duckdb.js';
@@ -99,7 +99,7 @@ describe('Parquet writer', () => {
     const path = folder.file('out.parquet');
     const writer = createRecordWriter({ path, columns, metadata: {} });
     await writer.write({ id: 1, logprobs: Float32Array.of(-1) });
-    expect(() => writer.write({ id: 2, logprobs: Float32Array.of(Number.NaN) })).toThrow(ExportValueError);
+    expect(() => writer.write({ id: 2, logprobs: Float32Array.of(Number.NaN) })).toThrow(expect.toSatisfy(isInvalidExportValue));
     expect(() => writer.write({ id: 'two', logprobs: Float32Array.of(-2) })).toThrow('row 2, column id: expected an int32, got string two');
     await writer.write({ id: 3, logprobs: Float32Array.of(-3) });
     await writer.close();

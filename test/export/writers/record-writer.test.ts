@@ -73,7 +73,9 @@ describe('createRecordWriter', () => {
       const writer = createRecordWriter({ path: folder.file(name), columns: COLUMNS, metadata: {} });
       await writer.write(ROW);
       writeFileSync(folder.file(name), 'written meanwhile');
-      await expect(writer.close()).rejects.toMatchObject({ name: 'ExportPathError', code: 'EXPORT_PATH_EXISTS' });
+      const closing = writer.close();
+      await expect(closing).rejects.toBeInstanceOf(ExportPathError);
+      await expect(closing).rejects.toMatchObject({ code: 'EXPORT_PATH_EXISTS' });
       await writer.abort();
       expect(readFileSync(folder.file(name), 'utf8')).toBe('written meanwhile');
       expect(readdirSync(folder.path)).toEqual([name]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExportValueError } from '../../../export/writers/export-value-error.js';
+import { invalidExportValue } from '../../../export/writers/invalid-export-value.js';
 import { encodeJsonValue } from '../../../export/writers/write-json-value.js';
 
 describe('encodeJsonValue', () => {
@@ -14,7 +14,7 @@ describe('encodeJsonValue', () => {
   });
 
   it('refuses NaN and Infinity with the path to them', () => {
-    expect(() => encodeJsonValue({ loss_fn_inputs: { weights: { data: Float32Array.of(1, Number.NaN) } } })).toThrow(new ExportValueError('loss_fn_inputs.weights.data[1]', 'NaN is not a finite number (JSON has no NaN or Infinity)'));
+    expect(() => encodeJsonValue({ loss_fn_inputs: { weights: { data: Float32Array.of(1, Number.NaN) } } })).toThrow(invalidExportValue('loss_fn_inputs.weights.data[1]', 'NaN is not a finite number (JSON has no NaN or Infinity)'));
     expect(() => encodeJsonValue([{ a: Float64Array.of(Number.NEGATIVE_INFINITY) }])).toThrow('column [0].a[0]: -Infinity is not a finite number');
   });
 
