@@ -1,9 +1,6 @@
 import { isInt32 } from '../../core/token-ids/is-int32-token-id.js';
 import { invalidExportValue, invalidValueWithin, isInvalidExportValue, type InvalidExportValue } from './invalid-export-value.js';
 
-// TEMPORARY (issue 13, int32 check): parquet-column-values.ts still imports these; removed once it uses expectInt32
-export { INT32_MAX, INT32_MIN } from '../../core/token-ids/is-int32-token-id.js';
-
 // Value checks shared by the JSONL and Parquet writers, so a row one format accepts the other accepts too.
 // Each throws an EXPORT_INVALID_VALUE error whose `where` is relative to the value; callers prepend the column.
 

@@ -1,5 +1,5 @@
 import type { ColumnType } from '../../trainer-adapters/trainer-adapter.js';
-import { checkedElements, expected, expectInteger, expectNumber, expectString, finite, INT32_MAX, INT32_MIN } from './check-column-value.js';
+import { checkedElements, expected, expectInt32, expectInteger, expectNumber, expectString, finite } from './check-column-value.js';
 import { invalidExportValue } from './invalid-export-value.js';
 import { plainJsonValue } from './plain-json-value.js';
 
@@ -19,7 +19,7 @@ const SAFE = Number.MAX_SAFE_INTEGER;
  */
 export const PARQUET_COLUMN_VALUES: Record<ColumnType, ParquetColumnValue> = {
   string: expectString,
-  int32: (value) => expectInteger(value, INT32_MIN, INT32_MAX, 'an int32'),
+  int32: expectInt32,
   int64: (value) => (typeof value === 'bigint' ? value : BigInt(expectInteger(value, -SAFE, SAFE, 'an int64'))),
   float32: (value) => finite(Math.fround(expectNumber(value))),
   float64: (value) => finite(expectNumber(value)),
@@ -30,7 +30,7 @@ export const PARQUET_COLUMN_VALUES: Record<ColumnType, ParquetColumnValue> = {
   'int32[]': (value) =>
     value instanceof Int32Array || value instanceof Int16Array || value instanceof Uint16Array || value instanceof Int8Array || value instanceof Uint8Array
       ? Array.from(value)
-      : checkedElements(value, (element) => expectInteger(element, INT32_MIN, INT32_MAX, 'an int32'), 'Int32Array or number[]'),
+      : checkedElements(value, expectInt32, 'Int32Array or number[]'),
   'int64[]': (value) =>
     value instanceof Int32Array ? Array.from(value, BigInt)
     : value instanceof BigInt64Array ? Array.from(value)
