@@ -1,4 +1,5 @@
 import { isRecord } from '../../core/json/is-record.js';
+import { readReasoning, writeReasoning } from '../backend-fields/read-reasoning.js';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** A message as vLLM hands it to the chat template. */
@@ -30,11 +31,8 @@ function normalizeMessage(message: unknown, position: number): TemplateMessage {
   if (message.role === 'assistant') {
     const toolCalls = message.tool_calls;
     if (Array.isArray(toolCalls) && toolCalls.length > 0) result.tool_calls = toolCalls.map(parseToolCallArguments);
-    const reasoning = message.reasoning ?? message.reasoning_content;
-    if (typeof reasoning === 'string') {
-      result.reasoning = reasoning;
-      result.reasoning_content = reasoning;
-    }
+    const reasoning = readReasoning(message);
+    if (reasoning !== null) writeReasoning(result, reasoning);
   } else if (message.role === 'tool' && message.tool_call_id !== undefined) {
     result.tool_call_id = message.tool_call_id;
   }

@@ -1,6 +1,7 @@
 import { harmonyToolsSection, type HarmonyTool } from './harmony-tool-types.js';
-import type { RenderChatOptions } from '../../../reconstruct/retokenize/retokenizer.js';
+import type { RenderChatOptions } from '../../chat-template/render-chat-options.js';
 import { isRecord } from '../../../core/json/is-record.js';
+import { readReasoning } from '../../backend-fields/read-reasoning.js';
 import { TokentapError } from '../../../core/errors/tokentap-error.js';
 
 /** One Harmony message before rendering (openai/harmony `chat::Message`, text content only). */
@@ -75,8 +76,8 @@ function toHarmonyTurns(message: Record<string, unknown>, toolNames: Map<string,
   }
   if (message.role !== 'assistant') return [{ author: message.role as string, content }];
   const turns: HarmonyMessage[] = [];
-  const reasoning = message.reasoning ?? message.reasoning_content;
-  if (typeof reasoning === 'string' && reasoning !== '') turns.push({ author: 'assistant', channel: 'analysis', content: reasoning });
+  const reasoning = readReasoning(message);
+  if (reasoning !== null && reasoning !== '') turns.push({ author: 'assistant', channel: 'analysis', content: reasoning });
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
   if (content !== '') turns.push({ author: 'assistant', channel: calls.length > 0 ? 'commentary' : 'final', content });
   for (const call of calls) {
