@@ -21,7 +21,24 @@ describe('isInt32', () => {
   });
 
   it('fails just outside the range, for fractions and non-finite numbers, and for anything not a number', () => {
-    for (const value of [INT32_MIN - 1, INT32_MAX + 1, 2 ** 32, 2 ** 32 + 5, -(2 ** 32), 0.5, -1.5, Number.NaN, Infinity, -Infinity, '1', null, undefined, 1n, [1], true]) {
+    for (const value of [
+      INT32_MIN - 1,
+      INT32_MAX + 1,
+      2 ** 32,
+      2 ** 32 + 5,
+      -(2 ** 32),
+      0.5,
+      -1.5,
+      Number.NaN,
+      Infinity,
+      -Infinity,
+      '1',
+      null,
+      undefined,
+      1n,
+      [1],
+      true,
+    ]) {
       expect(isInt32(value), String(value)).toBe(false);
     }
   });
