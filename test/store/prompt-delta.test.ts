@@ -23,8 +23,8 @@ interface Turn {
   completion: number[] | null;
 }
 
-/** Small ids collide often (so prefixes match by chance); extreme ones check the Int32 range. */
-const tokenId = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+/** Small ids collide often (so prefixes match by chance); extreme ones check the edges of the token-id range (0 to 2^31 - 1: the store refuses negative ids). */
+const tokenId = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(0, 2 ** 31 - 1));
 const turn: fc.Arbitrary<Turn> = fc.record({
   shape: fc.constantFrom<PromptShape>('extend', 'extend', 'extend', 'cut', 'identical', 'empty', 'fresh', 'none'),
   earlier: fc.nat(),
