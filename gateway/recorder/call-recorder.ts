@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
 import { BatchWriter, type RecorderWrite } from './batch-writer.js';
-import { countTokens, RecordingOutcomes } from './recording-outcomes.js';
+import { countTokens } from './count-tokens.js';
+import { RecordingOutcomes } from './recording-outcomes.js';
 import type { UnwrittenEnd } from './end-retries.js';
 import {
   settleFinish, type Recorder, type RecorderCloseReport, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy,

@@ -1,5 +1,5 @@
 import type { FinishCallInput, Store } from '../../store/types.js';
-import { countTokens } from './recording-outcomes.js';
+import { countTokens } from './count-tokens.js';
 
 /**
  * What becomes of a call's end that the store refused while its `in_progress` row is written: `retry` writes it again

@@ -1,14 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { FinishCallInput } from '../../store/types.js';
 import type { RecorderWrite } from './batch-writer.js';
 import type { EndsReport } from './end-retries.js';
 import type { RecorderCounters, RecordingFailureState } from './recorder.js';
-
-/** Token ids a finish carries, counted before its arrays may be handed to another thread. */
-export interface TokenCounts {
-  prompt: number;
-  completion: number;
-}
+import type { TokenCounts } from './count-tokens.js';
 
 /** While a burst lasts, the failure is logged again this often (with the count so far), not once per call. */
 const REMINDER_MS = 60_000;
@@ -98,13 +92,4 @@ export class RecordingOutcomes {
       this.#log.debug({ err: error, stage, callId }, 'recording failed');
     }
   }
-}
-
-/**
- * The ids a finish records (what `tokentap_tokens_recorded_total` counts).
- *
- * @example countTokens(result) // { prompt: 1200, completion: 85 }
- */
-export function countTokens(result: FinishCallInput): TokenCounts {
-  return { prompt: result.promptTokenIds?.length ?? 0, completion: result.completionTokenIds?.length ?? 0 };
 }

@@ -7,7 +7,8 @@ import type { UnwrittenEnd } from './end-retries.js';
 import {
   settleFinish, type Recorder, type RecorderCloseReport, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy, type RecordWorkerHealth,
 } from './recorder.js';
-import { countTokens, RecordingOutcomes, type TokenCounts } from './recording-outcomes.js';
+import { countTokens, type TokenCounts } from './count-tokens.js';
+import { RecordingOutcomes } from './recording-outcomes.js';
 import {
   fromWireError, RECORD_WORKER_PROTOCOL, toTransferableFinish, type FromRecordWorker, type RecordWorkerData, type ToRecordWorker,
 } from './record-worker-protocol.js';
