@@ -1,4 +1,5 @@
 import type { CallRow } from '../store/index.js';
+import { describeFailedCall, type CallErrorSummary } from './describe-failed-call.js';
 import type { SampleStatus } from './sample.js';
 
 /**
@@ -7,13 +8,14 @@ import type { SampleStatus } from './sample.js';
  * - `own`: the call failed (aborted, backend_error, incomplete) after the backend sent ids. Its own sample, with
  *   the status saying why and loss weight 0: the ids it has are exact, but the turn never finished.
  * - `retokenize`: the backend gave no ids (`tokenSource: 'none'`) and the caller passed a retokenizer.
- * - `skip`: nothing token-exact to train on (no ids yet, flagged ids, missing logprobs); reported with the reason.
+ * - `skip`: nothing token-exact to train on (no ids yet, flagged ids, missing logprobs); reported with the reason,
+ *   and for a call that failed with nothing to keep, the failure itself (its status, HTTP status and error).
  */
 export type CallRole =
   | { kind: 'chain'; status: SampleStatus }
   | { kind: 'own'; status: SampleStatus }
   | { kind: 'retokenize' }
-  | { kind: 'skip'; reason: string };
+  | { kind: 'skip'; reason: string; error?: CallErrorSummary };
 
 /**
  * @example
@@ -23,18 +25,25 @@ export function classifyCall(call: CallRow, options: { canRetokenize: boolean })
   if (call.status === 'in_progress') return { kind: 'skip', reason: 'still in progress: no tokens yet' };
   if (call.tokenSource !== 'backend') {
     if (options.canRetokenize && call.status === 'ok') return { kind: 'retokenize' };
+    // a 404 or an unreachable backend has no ids because the call failed: say so, not that ids were withheld
+    if (call.status !== 'ok') return { kind: 'skip', ...describeFailedCall(call) };
     return { kind: 'skip', reason: 'the backend returned no token ids (tokenSource none)' };
   }
   // a flag means the recorded ids may not be what the backend conditioned on or sampled: never train on them
   if (call.flags.length > 0) return { kind: 'skip', reason: `flagged ${call.flags.join(', ')}: its ids are not trusted` };
-  if (call.promptTokenIds === null) return { kind: 'skip', reason: 'no prompt ids recorded' };
+  if (call.promptTokenIds === null) return missingIds(call, 'no prompt ids recorded');
   const completion = call.completionTokenIds;
-  if (completion === null || completion.length === 0) return { kind: 'skip', reason: 'no completion ids recorded' };
+  if (completion === null || completion.length === 0) return missingIds(call, 'no completion ids recorded');
   if (call.completionLogprobs === null || call.completionLogprobs.length !== completion.length) {
     return { kind: 'skip', reason: 'no logprob for every completion id' };
   }
   if (call.status === 'ok') return { kind: 'chain', status: call.finishReason === 'length' ? 'truncated' : 'completed' };
   return { kind: 'own', status: call.status === 'aborted' ? 'aborted' : 'failed' };
+}
+
+/** A call short of ids: a successful one says which are missing, a failed one why it failed. */
+function missingIds(call: CallRow, reason: string): CallRole {
+  return { kind: 'skip', ...(call.status === 'ok' ? { reason } : describeFailedCall(call)) };
 }
 
 /**

@@ -16,4 +16,5 @@ export { reconstructCalls } from './reconstruct-calls.js';
 export { iterateSamples, iterateSessions, type IterateSamplesOptions, type IterateSource } from './iterate-samples.js';
 export { verifySample, type VerifyResult } from './verify-sample.js';
 export { countDrift, DRIFT_KINDS } from './count-drift.js';
+export { describeFailedCall, type CallErrorSummary } from './describe-failed-call.js';
 export { DEFAULT_WEIGHED_STATUSES } from './assign-loss-weights.js';

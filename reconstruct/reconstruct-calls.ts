@@ -55,7 +55,7 @@ export function reconstructChains(
   const fields = (): { sessionId: string; chainIndex: number; diagnostics: DriftDiagnostic[] } => ({ sessionId, chainIndex: 0, diagnostics: [] });
   for (const [index, call] of calls.entries()) {
     const role = roles[index] as CallRole;
-    if (role.kind === 'skip') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: role.reason });
+    if (role.kind === 'skip') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: role.reason, ...(role.error === undefined ? {} : { error: role.error }) });
     else if (role.kind === 'retokenize') {
       const turn = retokenizedTurn(call, readBodies, options);
       if (typeof turn === 'string') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: turn });

@@ -1,5 +1,6 @@
 import type { CallBodies, CallRow, CallStatus, RewardRow, RolloutRow, Store } from '../store/index.js';
 import type { DriftDiagnostic, DriftKind, Sample, SampleStatus } from './sample.js';
+import type { CallErrorSummary } from './describe-failed-call.js';
 
 /**
  * How calls become samples (docs/reconstruct.md):
@@ -60,7 +61,10 @@ export interface SkippedCall {
   callId: string;
   seq: number;
   status: CallStatus;
+  /** e.g. `the call failed (backend_error, HTTP 404, TT_BACKEND_ERROR)`, `flagged invalid_token_ids: ...` */
   reason: string;
+  /** a call that failed with nothing to keep: its error (code, HTTP status, message) */
+  error?: CallErrorSummary;
 }
 
 /** Everything reconstruction found in one session: the samples and what it could not turn into samples. */

@@ -4,6 +4,7 @@ import type { DriftTokenizer, SessionReconstruction } from '../../reconstruct/re
 import { reconstructSessionReport } from '../../reconstruct/reconstruct-session.js';
 import type { DriftDiagnostic, DriftKind } from '../../reconstruct/sample.js';
 import type { CallRow } from '../../store/index.js';
+import { oneLine } from '../one-line.js';
 import { UsageError } from '../usage-error.js';
 import { openStoreForReading } from './sessions.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
@@ -72,7 +73,10 @@ function reportText(report: SessionReconstruction, calls: readonly CallRow[]): s
   const lines = [`session ${report.sessionId}: ${calls.length} calls -> ${report.samples.length} samples (merge), ${formatDriftCounts(report.driftCounts)}`];
   if (report.skipped.length > 0) {
     lines.push('', `skipped (no sample): ${report.skipped.length}`);
-    for (const skipped of report.skipped) lines.push(`  ${name(skipped.callId)} ${skipped.status}: ${skipped.reason}`);
+    for (const skipped of report.skipped) {
+      lines.push(`  ${name(skipped.callId)} ${skipped.status}: ${skipped.reason}`);
+      if (skipped.error !== undefined) lines.push(`     error: ${oneLine(skipped.error.message)}`);
+    }
   }
   if (report.drift.length > 0) lines.push('', 'breaks:');
   for (const diagnostic of report.drift) lines.push(...breakLines(diagnostic, name));

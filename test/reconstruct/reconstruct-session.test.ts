@@ -105,7 +105,7 @@ describe('merge', () => {
       [[first, retry], 'completed', 1],
       [[aborted], 'aborted', 0],
     ]);
-    expect(report.skipped).toMatchObject([{ callId: failed, status: 'backend_error', reason: 'no completion ids recorded' }]);
+    expect(report.skipped).toMatchObject([{ callId: failed, status: 'backend_error', reason: 'the call failed (backend_error)' }]);
     expect(report.drift).toEqual([]);
     expectVerified(report.samples);
   });
