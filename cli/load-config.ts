@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { isRecord } from '../core/json/is-record.js';
 // the config schema is what cli/ takes past gateway/index.ts (here and in resolve-store-path.ts): every command reads
 // its config, and the gateway's surface loads fastify, undici, prom-client and the recorder (about 0.5 s of CPU) that
 // `tokentap show` never uses
 import { gatewayConfigSchema, type GatewayConfig } from '../gateway/config/gateway-config.js';
 import { UsageError } from './usage-error.js';
+import { formatConfigIssues, type SettingSource } from './format-config-issues.js';
 
 /** `backendUrl` -> `backend-url` */
 export function toFlagName(key: string): string {
@@ -50,13 +50,32 @@ export function readConfigFile(path: string): Record<string, unknown> {
 export function loadConfig(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): GatewayConfig {
   const configPath = flags.config ?? env.TOKENTAP_CONFIG;
   const merged: Record<string, unknown> = configPath === undefined ? {} : readConfigFile(configPath);
+  const sources = new Map<string, SettingSource>();
   for (const key of CONFIG_KEYS) {
     const fromEnv = env[toEnvName(key)];
-    if (fromEnv !== undefined && fromEnv !== '') merged[key] = fromEnv;
+    if (fromEnv !== undefined && fromEnv !== '') {
+      merged[key] = fromEnv;
+      sources.set(key, { name: toEnvName(key), label: `${toEnvName(key)}${shown(key, fromEnv)} (environment)` });
+    }
     const fromFlag = flags[toFlagName(key)];
-    if (fromFlag !== undefined) merged[key] = fromFlag;
+    if (fromFlag !== undefined) {
+      merged[key] = fromFlag;
+      sources.set(key, { name: `--${toFlagName(key)}`, label: `--${toFlagName(key)}${shown(key, fromFlag, ' ')}` });
+    }
   }
   const parsed = gatewayConfigSchema.safeParse(merged);
-  if (!parsed.success) throw new UsageError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) {
+    // each bad value named where the user set it: a flag, an environment variable or a key of the config file
+    const fromFile = (key: string): SettingSource => ({ name: JSON.stringify(key), label: `${JSON.stringify(key)} in ${configPath ?? 'the config file'}` });
+    const sourceOf = (key: string): SettingSource => sources.get(key) ?? fromFile(key);
+    throw new UsageError(`invalid configuration: ${formatConfigIssues(parsed.error, { keys: CONFIG_KEYS, sourceOf, unknownKeysWhere: ` in ${configPath ?? 'the config file'}` })}`);
+  }
   return parsed.data;
+}
+
+/** Secrets are named, never echoed: an error line may end up in a log or a CI transcript. */
+const SECRET_KEYS: ReadonlySet<string> = new Set(['backendKey', 'adminToken']);
+
+function shown(key: string, value: string, separator = '='): string {
+  return SECRET_KEYS.has(key) ? '' : `${separator}${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value)}`;
 }

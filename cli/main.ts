@@ -49,6 +49,17 @@ async function main(argv: string[]): Promise<number> {
   return run(args);
 }
 
+/**
+ * A reader that goes away (`tokentap sessions --json | head -1`, a closed terminal) ends what is written, not the
+ * command: without a listener Node throws the stream's EPIPE as an uncaught error with its stack. The command runs
+ * on to its own exit code (0, or 2 for a mistake it was reporting), so an export still commits its file.
+ */
+function ignoreGoneReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+process.stdout.on('error', ignoreGoneReader);
+process.stderr.on('error', ignoreGoneReader);
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

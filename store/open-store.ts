@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { createBodyStore } from './body-store.js';
 import { createCallReader } from './call-reader.js';
@@ -44,6 +45,10 @@ export function openStore(options: OpenStoreOptions): Store {
     return createStore(database, options.path, readonly);
   } catch (error) {
     database.close();
+    // SQLite opens any file lazily and finds out at the first statement that it is no database (a README, a JSONL)
+    if ((error as { code?: unknown }).code === 'SQLITE_NOTADB') {
+      throw new TokentapError('STORE_NOT_A_DATABASE', { message: `${options.path} is not a tokentap database (not a SQLite file)`, cause: error });
+    }
     throw error;
   }
 }
@@ -52,6 +57,7 @@ function openDatabase(path: string, readonly: boolean): Database.Database {
   if (readonly && (isInMemory(path) || !existsSync(path))) {
     throw new TokentapError('STORE_NOT_INITIALIZED', { message: `no database at ${path} to open read-only` });
   }
+  if (!isInMemory(path)) assertDatabasePath(path);
   try {
     return new Database(path, { readonly, fileMustExist: readonly, timeout: DEFAULT_BUSY_TIMEOUT_MS });
   } catch (error) {
@@ -166,4 +172,24 @@ function bytesOnDisk(database: Database.Database, path: string): number {
 
 function isInMemory(path: string): boolean {
   return path === ':memory:' || path === '';
+}
+
+/**
+ * A folder, or a path whose folder is missing or a file, is named as such: SQLite would say "disk I/O error" or
+ * "unable to open database file". The folder is never created: a mistyped path must not become a new, empty store.
+ */
+function assertDatabasePath(path: string): void {
+  if (statOrNull(path)?.isDirectory() === true) throw new TokentapError('STORE_NOT_A_DATABASE', { message: `${path} is a folder, not a database file` });
+  const folder = dirname(path);
+  const folderStat = statOrNull(folder);
+  if (folderStat === null) throw new TokentapError('STORE_NO_FOLDER', { message: `${path}: the folder ${folder} does not exist (create it first)` });
+  if (!folderStat.isDirectory()) throw new TokentapError('STORE_NO_FOLDER', { message: `${path}: ${folder} is a file, not a folder` });
+}
+
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }

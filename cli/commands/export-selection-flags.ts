@@ -1,5 +1,6 @@
 import type { ExportSelection } from '../../export/export-options.js';
 import { parseExportQuery } from '../../export/parse-export-query.js';
+import { withFlagNames } from './name-export-flags.js';
 
 /** The selection flags `export` and `stats` share: filters, strategy, advantages (docs/export.md). */
 export const EXPORT_SELECTION_OPTIONS = {
@@ -77,6 +78,10 @@ export function parseSelectionFlags(values: Record<string, string | boolean | un
     if (value !== undefined) query[key] = String(value);
   }
   if (values['no-std-norm'] === true) query.normalizeStd = 'false';
-  // a bad value is an EXPORT_INVALID_OPTION, a user's mistake: one line, exit 2 (cli/report-failure.ts)
-  return parseExportQuery(query);
+  // a bad value is an EXPORT_INVALID_OPTION, a user's mistake: one line, exit 2 (cli/report-failure.ts), named by its flag
+  try {
+    return parseExportQuery(query);
+  } catch (error) {
+    throw withFlagNames(error, QUERY_KEYS, values);
+  }
 }

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ExportDatasetResult } from '../../export/export-dataset.js';
 import { TRAINER_FORMATS } from '../../trainer-adapters/index.js';
@@ -51,6 +52,10 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
   }
   if (values.format === undefined) throw new UsageError(`give --format NAME\n\nFormats:\n${formatList()}`);
   if (values.out === undefined) throw new UsageError('give --out PATH (.jsonl or .parquet)');
+  // a folder first: --force replaces a file, never a folder, so it must not be suggested for one
+  if (isFolder(values.out)) {
+    throw new UsageError(`--out ${values.out} is a folder: give the dataset file's path (e.g. ${join(values.out, 'train.jsonl')})`);
+  }
   if (existsSync(values.out) && values.force !== true) throw new UsageError(`${values.out} exists: give --force to replace it`);
   const selection = parseSelectionFlags(values);
   const modelDir = await resolveModelDir(values['model-dir']);
@@ -83,6 +88,15 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
     process.off('SIGTERM', stop);
     bar.finish();
     store.close();
+  }
+}
+
+/** A folder at the path; a path through a file (`README.md/x.jsonl`) is none, and the writer names its folder. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

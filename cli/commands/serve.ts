@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { createGateway, createLogger, gatewayConfigSchema, publicBindWarnings } from '../../gateway/index.js';
 import { CONFIG_KEYS, loadConfig, toEnvName, toFlagName } from '../load-config.js';
 import { UsageError } from '../usage-error.js';
+import { assertModelDir } from '../assert-model-dir.js';
+import { listenOrExplain } from '../listen-or-explain.js';
 
 const FLAG_HELP: Record<string, string> = {
   'backend-url': 'inference backend (vLLM or OpenAI-compatible), default http://127.0.0.1:8000',
@@ -74,9 +76,10 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
     return 0;
   }
   const config = loadConfig(values as Record<string, string | undefined>, env);
+  if (config.modelDir !== undefined) assertModelDir(config.modelDir);
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY, secrets: [config.backendKey, config.adminToken] });
   const gateway = createGateway({ ...config, logger });
-  const url = await gateway.listen();
+  const url = await listenOrExplain(gateway, config);
   logger.info({ url, backend: config.backendUrl, db: config.db, rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1` }, `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`);
   // listen() has logged these as warnings; they go to stderr too, where a person starting it looks (docs/security.md)
   for (const warning of publicBindWarnings(config)) process.stderr.write(`WARNING: ${warning}\n`);

@@ -111,7 +111,7 @@ export const ERROR_CODES = {
   /** `finishCall` on a call that is no longer `in_progress`: a call is finished exactly once */
   STORE_CALL_ALREADY_FINISHED: { message: 'the call was already finished', userMistake: false },
   /** the file was written by a newer tokentap; an older one must not guess at its schema */
-  STORE_SCHEMA_TOO_NEW: { message: 'the database schema is newer than this tokentap', userMistake: false },
+  STORE_SCHEMA_TOO_NEW: { message: 'the database schema is newer than this tokentap', userMistake: true },
   /** the file is older than this tokentap and a read-only open cannot migrate it */
   STORE_SCHEMA_OUTDATED: { message: 'the database schema is older than this tokentap; open it read-write once', userMistake: false },
   /** read-only open of a file that does not exist or was never migrated */
@@ -132,6 +132,10 @@ export const ERROR_CODES = {
   STORE_GROUP_CONFLICT: { message: 'the group was declared with another size', userMistake: false },
   /** the database file could not be opened at all */
   STORE_OPEN_FAILED: { message: 'the database could not be opened', userMistake: false },
+  /** the database path is a folder, or a file that is not SQLite (a README, a dataset) */
+  STORE_NOT_A_DATABASE: { message: 'the database path is not a database file', userMistake: true },
+  /** the database path's folder does not exist or is a file (a writable open creates the file, never its folder) */
+  STORE_NO_FOLDER: { message: 'the folder of the database path does not exist', userMistake: true },
 
   // the exporter's (export/, trainer-adapters/); nothing has been written when a user's mistake is thrown
   /** a dataset path whose extension is neither `.jsonl` nor `.parquet` */
@@ -140,6 +144,8 @@ export const ERROR_CODES = {
   EXPORT_PATH_EXISTS: { message: 'the dataset path already exists', userMistake: true },
   /** a dataset path whose folder does not exist */
   EXPORT_NO_PARENT_DIR: { message: 'the folder of the dataset path does not exist', userMistake: true },
+  /** a dataset path that cannot be written: a folder, or in a folder that refuses new files (permissions, read-only, /proc) */
+  EXPORT_PATH_NOT_WRITABLE: { message: 'the dataset path cannot be written', userMistake: true },
   /** an unknown trainer format or shape, or a shape for a format that has none */
   EXPORT_UNKNOWN_FORMAT: { message: 'unknown trainer format or shape', userMistake: true },
   /** a filter, advantage or strategy option that is not valid (a bad value, or one given twice) */

@@ -11,8 +11,9 @@ export const RECORD_FILE_EXTENSIONS = ['.jsonl', '.parquet'] as const;
 
 /**
  * A RecordWriter for `path`, JSONL or Parquet by its extension. Throws a TokentapError (a user's mistake: CLI exit
- * code 2) for another extension (EXPORT_BAD_EXTENSION), a missing parent folder (EXPORT_NO_PARENT_DIR), or an
- * existing file without `force` (EXPORT_PATH_EXISTS), with the path in `details.path`.
+ * code 2) for another extension (EXPORT_BAD_EXTENSION), a missing parent folder (EXPORT_NO_PARENT_DIR), an
+ * existing file without `force` (EXPORT_PATH_EXISTS), or a folder at the path or one that takes no new file
+ * (EXPORT_PATH_NOT_WRITABLE), with the path in `details.path`.
  *
  * @example
  * const writer = createRecordWriter({ path: 'train.parquet', columns: adapter.columns, metadata: { format: 'verl' } });

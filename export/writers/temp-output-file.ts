@@ -33,10 +33,11 @@ export interface TempOutputFile {
 export function openTempOutputFile(path: string, options: { force: boolean }): TempOutputFile {
   const finalPath = resolve(path);
   assertParentFolder(finalPath);
+  // checked before `force`: a rename never replaces a folder, and it would fail only after the whole export
+  if (isFolder(finalPath)) throw notWritable(finalPath, `${finalPath} is a folder: give the dataset file's path (e.g. ${join(finalPath, 'train.jsonl')})`);
   if (!options.force && exists(finalPath)) throw pathExists(finalPath);
   const tempPath = join(dirname(finalPath), `.${basename(finalPath)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  // 'wx': never reuse a file that happens to have the temp name
-  let descriptor: number | undefined = openSync(tempPath, 'wx');
+  let descriptor: number | undefined = openTemp(tempPath, finalPath);
   let bytes = 0;
   let settled = false;
 
@@ -113,13 +114,45 @@ function moveIntoPlace(tempPath: string, finalPath: string, force: boolean): voi
 
 function assertParentFolder(finalPath: string): void {
   const parent = dirname(finalPath);
-  let isFolder = false;
+  let kind: 'folder' | 'file' | 'missing' = 'missing';
   try {
-    isFolder = statSync(parent).isDirectory();
+    kind = statSync(parent).isDirectory() ? 'folder' : 'file';
   } catch {
-    // missing or unreadable: reported below as not a folder
+    // missing or unreadable: reported as missing
   }
-  if (!isFolder) throw new TokentapError('EXPORT_NO_PARENT_DIR', { message: `${finalPath}: the folder ${parent} does not exist`, details: { path: finalPath } });
+  if (kind === 'folder') return;
+  const message = kind === 'file' ? `${finalPath}: ${parent} is a file, not a folder` : `${finalPath}: the folder ${parent} does not exist`;
+  throw new TokentapError('EXPORT_NO_PARENT_DIR', { message, details: { path: finalPath } });
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** 'wx': never reuse a file that happens to have the temp name. A folder that takes no new file is the user's to fix. */
+function openTemp(tempPath: string, finalPath: string): number {
+  try {
+    return openSync(tempPath, 'wx');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOENT in a folder that exists: a pseudo file system such as /proc, which creates no files
+    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS' && code !== 'ENOENT' && code !== 'EISDIR') throw error;
+    throw notWritable(finalPath, `cannot write ${finalPath}: ${describeErrno(code)} in ${dirname(finalPath)}`, error);
+  }
+}
+
+function describeErrno(code: string): string {
+  if (code === 'EROFS') return 'a read-only file system';
+  if (code === 'EACCES' || code === 'EPERM') return 'no permission to create a file';
+  return 'this folder takes no new files';
+}
+
+function notWritable(finalPath: string, message: string, cause?: unknown): TokentapError {
+  return new TokentapError('EXPORT_PATH_NOT_WRITABLE', { message, cause, details: { path: finalPath } });
 }
 
 function exists(path: string): boolean {

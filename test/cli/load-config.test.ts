@@ -26,10 +26,13 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 3333, host: '127.0.0.2', db: 'from-file.db', model: 'file-model' });
   });
 
-  it('rejects bad values with a readable UsageError naming the key', () => {
+  it('rejects bad values with a readable UsageError naming the flag, variable or file key that set them', () => {
     expect(() => loadConfig({ port: 'abc' }, {})).toThrow(UsageError);
-    expect(() => loadConfig({ 'record-failure': 'maybe' }, {})).toThrow(/recordFailure/);
-    expect(() => loadConfig({ 'backend-url': 'ftp://x' }, {})).toThrow(/backendUrl/);
+    expect(() => loadConfig({ 'record-failure': 'maybe' }, {})).toThrow(/^invalid configuration: --record-failure "maybe": Invalid option/);
+    expect(() => loadConfig({ 'backend-url': 'ftp://x' }, {})).toThrow(/--backend-url "ftp:\/\/x"/);
+    expect(() => loadConfig({}, { TOKENTAP_BACKEND_URL: 'ftp://x' })).toThrow(/TOKENTAP_BACKEND_URL="ftp:\/\/x" \(environment\)/);
+    // a flag wins over the environment, and so is the one named
+    expect(() => loadConfig({ port: 'abc' }, { TOKENTAP_PORT: 'xyz' })).toThrow(/^invalid configuration: --port "abc": [^\n]+$/);
   });
 
   it('reads the rollout settings from flags and env, switches spelled as text', () => {
@@ -37,9 +40,9 @@ describe('configuration', () => {
     expect(config).toMatchObject({ adminToken: 'a-long-enough-admin-token', pauseMode: 'reject', requireSessionKey: true, sessionIdleTimeoutMs: 5000 });
     expect(loadConfig({}, {})).toMatchObject({ requireSessionKey: false, pauseMode: 'hold', sessionIdleTimeoutMs: 1_800_000 });
     expect(loadConfig({ 'require-session-key': 'false' }, { TOKENTAP_REQUIRE_SESSION_KEY: 'yes' }).requireSessionKey).toBe(false);
-    expect(() => loadConfig({ 'admin-token': 'short' }, {})).toThrow(/adminToken/);
-    expect(() => loadConfig({ 'pause-mode': 'sometimes' }, {})).toThrow(/pauseMode/);
-    expect(() => loadConfig({ 'require-session-key': 'perhaps' }, {})).toThrow(/requireSessionKey/);
+    expect(() => loadConfig({ 'admin-token': 'short' }, {})).toThrow(/^invalid configuration: --admin-token: --admin-token must be at least 16 characters$/);
+    expect(() => loadConfig({ 'pause-mode': 'sometimes' }, {})).toThrow(/--pause-mode "sometimes"/);
+    expect(() => loadConfig({ 'require-session-key': 'perhaps' }, {})).toThrow(/--require-session-key "perhaps"/);
   });
 
   it('takes an on/off flag alone as true, or followed by a word', () => {
@@ -53,6 +56,6 @@ describe('configuration', () => {
     temp = makeTempDir();
     const file = temp.file('bad.json');
     writeFileSync(file, JSON.stringify({ prot: 1 }));
-    expect(() => loadConfig({ config: file }, {})).toThrow(/prot/);
+    expect(() => loadConfig({ config: file }, {})).toThrow(/unknown key "prot" in .*bad\.json/);
   });
 });

@@ -1,0 +1,23 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from './usage-error.js';
+
+/**
+ * Refuses a `modelDir` that cannot be a Hugging Face model folder before `serve` listens: token-faithful mode reads
+ * it only at its first call, so a typo would otherwise surface as failed calls long after the start.
+ *
+ * @example assertModelDir(config.modelDir); // throws UsageError('--model-dir /models/qwen: no such folder')
+ */
+export function assertModelDir(modelDir: string): void {
+  let stats;
+  try {
+    stats = statSync(modelDir, { throwIfNoEntry: false });
+  } catch (error) {
+    throw new UsageError(`--model-dir ${modelDir}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+  }
+  if (stats === undefined) throw new UsageError(`--model-dir ${modelDir}: no such folder`);
+  if (!stats.isDirectory()) throw new UsageError(`--model-dir ${modelDir}: not a folder (give the model's folder, not a file in it)`);
+  if (!existsSync(join(modelDir, 'tokenizer.json'))) {
+    throw new UsageError(`--model-dir ${modelDir}: no tokenizer.json (give a Hugging Face model folder, with tokenizer.json and tokenizer_config.json)`);
+  }
+}

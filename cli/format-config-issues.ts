@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+
+/** How the user set one key: `name` as they wrote it (`--port`, `TOKENTAP_PORT`, `"port"`), `label` with its value and source. */
+export interface SettingSource {
+  name: string;
+  label: string;
+}
+
+/** What formatConfigIssues needs to know of the schema and of where each value came from. */
+export interface ConfigIssuesOptions {
+  /** the schema's keys: these words are renamed wherever a message names them (`rewardMin must not exceed rewardMax`) */
+  keys: readonly string[];
+  sourceOf: (key: string) => SettingSource;
+  /** appended to an unknown key's line, e.g. ` in tokentap.json` */
+  unknownKeysWhere?: string;
+}
+
+/**
+ * A schema's refusal in one line, each key named as the user set it (a flag, an environment variable, a config file
+ * key) instead of the schema's internal key (z.prettifyError's `→ at estimator` for `--advantage foo`).
+ *
+ * @example
+ * formatConfigIssues(error, { keys: ['port'], sourceOf: (key) => ({ name: `--${key}`, label: `--${key} "abc"` }) });
+ * // '--port "abc": Invalid input: expected number, received NaN'
+ */
+export function formatConfigIssues(error: z.ZodError, options: ConfigIssuesOptions): string {
+  const keys = new Set(options.keys);
+  const rename = (message: string): string => message.replace(/\b[a-zA-Z][a-zA-Z0-9]*\b/g, (word) => (keys.has(word) ? options.sourceOf(word).name : word));
+  return error.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}${options.unknownKeysWhere ?? ''}`;
+      }
+      const [key, ...rest] = issue.path.map(String);
+      if (key === undefined || !keys.has(key)) return rename(issue.message);
+      const inside = rest.length === 0 ? '' : ` (at ${rest.join('.')})`;
+      return `${options.sourceOf(key).label}${inside}: ${rename(issue.message)}`;
+    })
+    .join('; ');
+}
