@@ -1,5 +1,4 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
@@ -7,7 +6,9 @@ import { createVllmBackend } from './backends/vllm.js';
 import { createRecorder } from './recorder/create-recorder.js';
 import type { Recorder } from './recorder/recorder.js';
 import type { GatewayContext } from './gateway-context.js';
-import { createLogger } from './create-logger.js';
+import { createGatewayLogger, type GatewayLoggerOption } from './create-gateway-logger.js';
+import { RequestLogController } from './http/request-log-controller.js';
+import { logCallEnds } from './calls/log-call-ends.js';
 import { registerOpenAiChat } from './protocols/openai-chat/openai-chat.js';
 import { registerOpenAiModels } from './protocols/openai-models/openai-models.js';
 import { registerOpenAiResponses } from './protocols/openai-responses/openai-responses.js';
@@ -36,8 +37,12 @@ import { installGracefulDrain } from './graceful-drain.js';
 import { startGatewayInstance } from './gateway-instance.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
-  /** a pino logger to use instead of the one built from `logLevel` */
-  logger?: Logger;
+  /**
+   * Logging, off unless asked (a script embedding the gateway prints nothing of its own): absent or `false` silent;
+   * `true` pino on stdout at `logLevel` in `logFormat` (one info line per call, `call ended`); a level name (`'debug'`)
+   * the same at that level; or a pino logger of yours. `tokentap serve` passes `true`.
+   */
+  logger?: GatewayLoggerOption;
   /** an already open store (the gateway then does not close it) */
   store?: Store;
 }
@@ -92,12 +97,13 @@ export interface GatewayCloseReport {
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const { logger: givenLogger, store: givenStore, ...input } = options;
   const config = gatewayConfigSchema.parse(input);
-  const logger = givenLogger ?? createLogger({ level: config.logLevel, secrets: [config.backendKey, config.adminToken] });
+  const logger = createGatewayLogger(givenLogger, config);
   const store = givenStore ?? openStore({ path: config.db, ...(config.dbMaxBytes === undefined ? {} : { maxBytes: config.dbMaxBytes }) });
   // several gateways may write one database: only the calls of gateways that are gone are marked incomplete
   const instance = startGatewayInstance(store, logger as FastifyBaseLogger);
   // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape
-  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, return503OnClosing: false, forceCloseConnections: 'idle',
+  // fastify's per-request lines go to debug: a call's one info line is its `call ended` (calls/log-call-ends.ts)
+  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new RequestLogController(), bodyLimit: config.bodyLimit, return503OnClosing: false, forceCloseConnections: 'idle',
     // requests the HTTP parser refuses (headers over maxHeaderSize, CR/LF in a header) get an error body every client reads
     http: { maxHeaderSize: config.maxHeaderSize, ...requestTimeoutOptions(config.requestTimeoutMs) }, clientErrorHandler: answerClientError,
     // a client trickling its request (slowloris) is cut after requestTimeoutMs (408); fastify's default is never
@@ -117,7 +123,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // a registry per gateway: several gateways in one process never clash (docs/reliability.md)
   const metrics = new GatewayMetrics({ recorder });
   const rollouts = new RolloutControl({ store, pauseMode: config.pauseMode, sessionIdleTimeoutMs: config.sessionIdleTimeoutMs, logger: logger as FastifyBaseLogger });
-  const context: GatewayContext = { config, backend, recorder: observeRecorder(recorder, metrics), rollouts, metrics, instanceId: instance.id };
+  const context: GatewayContext = { config, backend, recorder: logCallEnds(observeRecorder(recorder, metrics), logger as FastifyBaseLogger), rollouts, metrics, instanceId: instance.id };
   if (config.tokenFaithful.length > 0) {
     context.tokenFaithful = createTokenFaithful({
       models: config.tokenFaithful,

@@ -19,7 +19,7 @@ const PRETTY_OPTIONS = { translateTime: 'HH:MM:ss.l' };
 
 export interface CreateLoggerOptions {
   level: LoggerOptions['level'];
-  /** pretty, human-readable lines through pino-pretty (the CLI passes true on a TTY) */
+  /** pretty, human-readable lines through pino-pretty (see isPrettyLogFormat); default JSON lines */
   pretty?: boolean;
   /** values to censor wherever they appear in a logged string (backend key, admin token) */
   secrets?: Array<string | undefined>;
@@ -63,10 +63,21 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   return logger;
 }
 
+/**
+ * Whether a log format means pino-pretty: `pretty` does, `json` does not, and none given means pretty exactly when
+ * stdout is a terminal (a person reads it) and JSON lines otherwise (a pipe, a file, a log collector).
+ *
+ * @example createLogger({ level: 'info', pretty: isPrettyLogFormat(config.logFormat) })
+ */
+export function isPrettyLogFormat(format: 'json' | 'pretty' | undefined): boolean {
+  return format === undefined ? process.stdout.isTTY === true : format === 'pretty';
+}
+
 function destinationOf(options: CreateLoggerOptions): DestinationStream {
   if (!options.pretty) return options.destination ?? pino.destination(1);
   // pino-pretty is loaded only for a pretty logger; on a terminal it formats on its own thread (a transport)
-  if (options.destination === undefined) return pino.transport({ target: 'pino-pretty', options: { ...PRETTY_OPTIONS, colorize: true } }) as DestinationStream;
+  // colours only for a terminal: `--log-format pretty` into a pipe or a file gets plain text
+  if (options.destination === undefined) return pino.transport({ target: 'pino-pretty', options: { ...PRETTY_OPTIONS, colorize: process.stdout.isTTY === true } }) as DestinationStream;
   const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({ ...PRETTY_OPTIONS, colorize: false, destination: options.destination });
 }

@@ -9,6 +9,7 @@ export { createGateway, type Gateway, type GatewayCloseReport, type GatewayOptio
 export { connectGateway, type ConnectedGateway, type ConnectGatewayOptions } from './connect-gateway.js';
 export { createLogger, type CreateLoggerOptions } from './create-logger.js';
 export { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
+export type { GatewayLoggerOption } from './create-gateway-logger.js';
 export { publicBindWarnings } from './security/public-bind-warnings.js';
 export type { Recorder, RecorderCounters, RecorderHealth, RecordWorkerHealth, RecordingFailureState } from './recorder/recorder.js';
 export type {

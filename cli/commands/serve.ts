@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createGateway, createLogger, gatewayConfigSchema, publicBindWarnings } from '../../gateway/index.js';
+import { createGateway, gatewayConfigSchema, publicBindWarnings } from '../../gateway/index.js';
 import { CONFIG_KEYS, loadConfig, toEnvName, toFlagName } from '../load-config.js';
 import { UsageError } from '../usage-error.js';
 import { assertModelDir } from '../assert-model-dir.js';
@@ -28,6 +28,7 @@ const FLAG_HELP: Record<string, string> = {
   'reasoning-parser': 'qwen3 | none: token-faithful reasoning parser, default qwen3',
   'tool-call-parser': 'hermes | qwen3-coder | none: token-faithful tool-call parser, default hermes',
   'log-level': 'fatal|error|warn|info|debug|trace|silent, default info',
+  'log-format': 'json | pretty: JSON lines or pino-pretty text, default pretty on a terminal, json otherwise',
   'admin-token': 'bearer token for the rollout API (/tokentap/v1), at least 16 characters; without it that API answers 401',
   'require-session-key': 'refuse model calls without a session key (no implicit path/default sessions), default false',
   'rate-limit': 'requests per second per session key, admin token or client address, as RATE or RATE,BURST (429 + Retry-After), default off',
@@ -77,8 +78,9 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
   }
   const config = loadConfig(values as Record<string, string | undefined>, env);
   if (config.modelDir !== undefined) assertModelDir(config.modelDir);
-  const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY, secrets: [config.backendKey, config.adminToken] });
-  const gateway = createGateway({ ...config, logger });
+  // the library is quiet unless asked; the command asks: logLevel, logFormat (default pretty on a terminal), secrets censored
+  const gateway = createGateway({ ...config, logger: true });
+  const logger = gateway.app.log;
   const url = await listenOrExplain(gateway, config);
   logger.info({ url, backend: config.backendUrl, db: config.db, rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1` }, `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`);
   // listen() has logged these as warnings; they go to stderr too, where a person starting it looks (docs/security.md)

@@ -17,6 +17,7 @@ import { finishInput, type CallTiming } from '../recorder/finish-inputs.js';
 import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
 import { relayChatStream } from './relay-chat-stream.js';
 import type { CallScope } from './call-scope.js';
+import { markCallRequest } from '../errors/mark-call-request.js';
 
 export interface ChatCallOptions {
   request: FastifyRequest<{ Params: { sessionId?: string } }>;
@@ -91,6 +92,8 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     policyVersion: admission.policyVersion,
     instanceId: context.instanceId,
   });
+  // from here the call ends in its own log line (log-call-ends.ts); the request's other lines carry its id
+  markCallRequest(request, callId);
   const createAssembler = call.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
   const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted, backendRetries: [] };
   let response: BackendResponse;

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { rateLimitSetting } from './rate-limit-setting.js';
 import { hostnameOf } from './hostname-of.js';
 
+/** How log lines are written: JSON lines, or pino-pretty's text for people. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+
 /**
  * Every setting of the gateway, in one vocabulary: `backendUrl` = `--backend-url` = `TOKENTAP_BACKEND_URL`.
  * docs/config.md lists them (key | env | flag | default).
@@ -103,8 +106,10 @@ export const gatewayConfigSchema = z.strictObject({
   pauseMode: z.enum(['hold', 'reject']).default('hold'),
   /** the base URL handed out in session URLs (e.g. behind a proxy); default: the address the request came to */
   publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** pino level */
+  /** pino level (the library logs only when asked: its `logger` option) */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` lines or `pino-pretty` text; default: pretty when stdout is a terminal, JSON otherwise */
+  logFormat: z.enum(LOG_FORMATS).optional(),
 });
 
 /** A boolean from code, or from a flag or environment variable as text (`true`/`false`, `1`/`0`, `yes`/`no`). */

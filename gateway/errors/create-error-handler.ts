@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { fromFastifyError } from './from-fastify-error.js';
+import { isCallRequest } from './mark-call-request.js';
 
 /** A failure as one protocol answers it: the HTTP status and the body in that protocol's error shape. */
 export interface ErrorAnswer {
@@ -44,13 +45,18 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorHandler {
     setOn(scope) {
       scope.setErrorHandler((error, request, reply) => {
         const failure = fromFastifyError(error as FastifyError);
-        if (failure.status >= 500) request.log.warn({ err: error, code: failure.code }, `${subject} failed`);
+        // a recorded call's failure is in its `call ended` line (one info line per call); here only at debug
+        if (isCallRequest(request)) request.log.debug({ err: error, code: failure.code }, `${subject} failed`);
+        else if (failure.status >= 500) request.log.warn({ err: error, code: failure.code }, `${subject} failed`);
         else request.log.info({ code: failure.code, message: failure.message }, `${subject} rejected`);
         if (reply.sent || reply.raw.headersSent) return;
         send(reply, failure);
       });
       scope.setNotFoundHandler((request, reply) => {
-        send(reply, new TokentapError('TT_NOT_FOUND', { message: `No route for ${request.method} ${request.url.split('?')[0]}` }));
+        const failure = new TokentapError('TT_NOT_FOUND', { message: `No route for ${request.method} ${request.url.split('?')[0]}` });
+        // fastify's request lines are at debug: a harness pointed at a wrong path is still seen at info
+        request.log.info({ code: failure.code, message: failure.message }, `${subject} rejected`);
+        send(reply, failure);
       });
     },
   };

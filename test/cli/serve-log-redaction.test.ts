@@ -34,12 +34,15 @@ interface Served {
   stop: () => Promise<void>;
 }
 
-/** `tokentap serve` with every secret configured, its stdout captured: through a pseudo-terminal, or a pipe (JSON). */
+/**
+ * `tokentap serve` with every secret configured, its stdout captured: through a pseudo-terminal, or a pipe (JSON); at
+ * debug, where each request's line (its URL) is logged.
+ */
 async function serve(onTerminal: boolean, name: string): Promise<Served> {
   const port = await closedPort();
   const pidFile = temp.file(`${name}.pid`);
   const backendUrl = simUrl.replace('http://', `http://tt-user:${USERINFO_PASSWORD}@`);
-  const args = [CLI, 'serve', '--port', String(port), '--db', temp.file(`${name}.db`), '--backend-url', backendUrl, '--backend-key', BACKEND_KEY, '--admin-token', ADMIN_TOKEN];
+  const args = [CLI, 'serve', '--port', String(port), '--db', temp.file(`${name}.db`), '--backend-url', backendUrl, '--backend-key', BACKEND_KEY, '--admin-token', ADMIN_TOKEN, '--log-level', 'debug'];
   // `exec` keeps the shell's pid for node, so the test signals the gateway itself, not `script`
   const command = `echo $$ > ${pidFile}; exec ${[process.execPath, ...args].map((arg) => `'${arg}'`).join(' ')}`;
   const child = onTerminal
@@ -99,7 +102,8 @@ describe.each([
     // the requests were logged, in the format asked for
     expect(logged).toContain('/tokentap/v1/state?token=[Redacted]');
     expect(logged).toContain('http://[Redacted]@127.0.0.1');
-    expect(logged).toMatch(onTerminal ? /INFO.*incoming request/ : /"msg":"incoming request"/);
+    expect(logged).toMatch(onTerminal ? /DEBUG.*incoming request/ : /"level":20,.*"msg":"incoming request"/);
+    expect(logged).toMatch(onTerminal ? /INFO.*call ended/ : /"level":30,.*"msg":"call ended"/);
     for (const secret of [ADMIN_TOKEN, BACKEND_KEY, USERINFO_PASSWORD, HARNESS_KEY, sessionKey]) expect(logged, secret).not.toContain(secret);
   }, 60_000);
 });
