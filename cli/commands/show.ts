@@ -1,44 +1,66 @@
 import { parseArgs } from 'node:util';
 import { reconstructCalls } from '../../reconstruct/reconstruct-calls.js';
 import type { CallRow, Store } from '../../store/index.js';
+import { FOLD_AT, formatCallError, formatCallView, type CallView } from '../call-view/format-call-view.js';
+import { readRequestMessages, readToolNames } from '../call-view/read-request-messages.js';
+import { readResponseMessage } from '../call-view/read-response-message.js';
 import { formatTable } from '../format-table.js';
 import { formatDriftCounts } from './diagnose.js';
 import { UsageError } from '../usage-error.js';
 import { openStoreForReading } from './sessions.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
-export const SHOW_HELP = `Usage: tokentap show SESSION [--db FILE | --config FILE] [--json]
+export const SHOW_HELP = `Usage: tokentap show SESSION [--call N [--full]] [--db FILE | --config FILE] [--json]
 
-Shows the calls of one session in order: front door, model, status, token counts, timings, flags,
-and a drift line: the breaks per kind where its calls do not merge into one sample (tokentap diagnose).
+Shows the calls of one session in order: front door, model, status, token counts, timings, flags, the
+error of each failed call, and a drift line: the breaks per kind where its calls do not merge into one
+sample (tokentap diagnose). With --call, one call in full: the request's messages as the harness sent
+them (role, content, reasoning, tool calls and results), the reply it received (assembled for streams),
+token counts, flags and the error.
   --db FILE     database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
-  --json        one JSON object per call (token ids included) instead of a table
+  --call N      the call with seq N in the session, or a call id (its first characters are enough)
+  --full        with --call: every text in full (otherwise texts over ${FOLD_AT} characters are folded)
+  --json        one JSON object per call (token ids included) instead of a table; with --call, one
+                object with the call's messages, reply and bodies too
 `;
 
 /** `tokentap show SESSION` */
 export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...STORE_PATH_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const options = { ...STORE_PATH_OPTIONS, call: { type: 'string' }, full: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
   if (values.help) {
     process.stdout.write(SHOW_HELP);
     return 0;
   }
   const sessionId = positionals[0];
   if (sessionId === undefined || positionals.length > 1) throw new UsageError('give exactly one SESSION (see tokentap sessions)');
+  if (values.full === true && values.call === undefined) throw new UsageError('--full goes with --call N');
   const store = openStoreForReading(resolveStorePath(values, env));
   try {
     const session = store.getSession(sessionId);
     if (session === null) throw new UsageError(`no session ${JSON.stringify(sessionId)} in this database`);
     const calls = store.listCalls(sessionId);
-    if (values.json) {
-      for (const call of calls) {
-        process.stdout.write(JSON.stringify({
-          ...call,
-          promptTokenIds: call.promptTokenIds === null ? null : Array.from(call.promptTokenIds),
-          completionTokenIds: call.completionTokenIds === null ? null : Array.from(call.completionTokenIds),
-          completionLogprobs: call.completionLogprobs === null ? null : Array.from(call.completionLogprobs),
-        }) + '\n');
+    if (values.call !== undefined) {
+      const call = findCall(calls, values.call, sessionId);
+      const bodies = store.getCallBodies(call.id);
+      const view: CallView = {
+        call,
+        messages: readRequestMessages(call.frontDoor, bodies?.requestBody),
+        tools: readToolNames(bodies?.requestBody),
+        response: readResponseMessage(bodies?.responseBody),
+        assembledFromStream: call.stream,
+      };
+      if (!values.json) process.stdout.write(formatCallView(view, { full: values.full === true }));
+      else {
+        const request = { messages: view.messages, tools: view.tools, body: bodies?.requestBody ?? null };
+        const response = { message: view.response, assembledFromStream: view.assembledFromStream, body: bodies?.responseBody ?? null };
+        process.stdout.write(JSON.stringify({ ...callJson(call), request, response }) + '\n');
       }
+      return 0;
+    }
+    if (values.json) {
+      for (const call of calls) process.stdout.write(JSON.stringify(callJson(call)) + '\n');
       return 0;
     }
     process.stdout.write(`session ${session.id}: ${session.callCount} calls, ${session.promptTokens} prompt tokens, ${session.completionTokens} completion tokens\n`);
@@ -57,12 +79,41 @@ export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
       call.timeToFirstTokenMs,
       call.totalMs,
       call.flags.join(',') || null,
+      call.error === null ? null : formatCallError(call.error, ERROR_WIDTH),
     ]);
-    process.stdout.write(formatTable(['seq', 'call', 'front_door', 'model', 'mode', 'status', 'tokens', 'prompt', 'completion', 'finish', 'ttft_ms', 'total_ms', 'flags'], rows));
+    process.stdout.write(formatTable(['seq', 'call', 'front_door', 'model', 'mode', 'status', 'tokens', 'prompt', 'completion', 'finish', 'ttft_ms', 'total_ms', 'flags', 'error'], rows));
     return 0;
   } finally {
     store.close();
   }
+}
+
+/** Characters of an error message in the session listing (`--call N` shows it whole). */
+const ERROR_WIDTH = 120;
+
+/** The call's row as JSON, its token arrays as plain arrays. */
+function callJson(call: CallRow): Record<string, unknown> {
+  return {
+    ...call,
+    promptTokenIds: call.promptTokenIds === null ? null : Array.from(call.promptTokenIds),
+    completionTokenIds: call.completionTokenIds === null ? null : Array.from(call.completionTokenIds),
+    completionLogprobs: call.completionLogprobs === null ? null : Array.from(call.completionLogprobs),
+  };
+}
+
+/**
+ * `--call N`: a seq, a call id, or the start of one (the listing shows eight characters) naming one call. Digits
+ * shorter than the listing's eight are a seq only: `--call 9` must not pick a call whose id happens to start with 9.
+ */
+function findCall(calls: readonly CallRow[], which: string, sessionId: string): CallRow {
+  const isSeq = /^\d{1,7}$/.test(which);
+  const bySeq = isSeq ? calls.find((call) => call.seq === Number(which)) : undefined;
+  if (bySeq !== undefined) return bySeq;
+  const byId = isSeq ? [] : calls.filter((call) => call.id.startsWith(which));
+  if (byId.length === 1) return byId[0] as CallRow;
+  if (byId.length > 1) throw new UsageError(`${JSON.stringify(which)} starts ${byId.length} call ids in session ${sessionId}: give more of it`);
+  const known = calls.length === 0 ? 'it has no calls' : `its calls are #1 to #${calls.length}`;
+  throw new UsageError(`no call ${JSON.stringify(which)} in session ${sessionId} (${known}; see tokentap show ${sessionId})`);
 }
 
 /** e.g. `drift: 2 samples (merge), 1 break: template-rerender 1; 1 call without a sample` */

@@ -31,6 +31,7 @@ const SCRIPT: SimScript = {
  * meets when something goes wrong:
  * - session `agent`: a tool call (non-streamed, long system prompt), the answer after the tool result (streamed),
  *   then a call naming a model the backend does not serve (vLLM's 404 `The model \`gpt-4o\` does not exist.`);
+ * - session `claude`: one Anthropic Messages call whose history holds a tool_use and its tool_result;
  * - session `down`: one call through a gateway whose backend is not listening (TT_BACKEND_UNREACHABLE).
  */
 export async function recordFailedCalls(): Promise<FailedCallsFixture> {
@@ -54,6 +55,22 @@ export async function recordFailedCalls(): Promise<FailedCallsFixture> {
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }),
     });
     if (missing.status !== 404) throw new Error(`expected the backend's 404, got ${missing.status}`);
+    const claude = await fetch(`${setup.url}/s/claude/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'Qwen/Qwen3-8B',
+        max_tokens: 200,
+        system: [{ type: 'text', text: 'You add numbers.' }],
+        tools: [{ name: 'calculator', description: 'Adds two integers.', input_schema: CALCULATOR.function.parameters }],
+        messages: [
+          { role: 'user', content: 'What is 17 + 25? Use the calculator.' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'calculator', input: { a: 17, b: 25 } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'text', text: '42' }] }] },
+        ],
+      }),
+    });
+    if (claude.status !== 200) throw new Error(`the Anthropic call failed: ${claude.status} ${await claude.text()}`);
   } finally {
     await setup.close();
   }
