@@ -40,7 +40,14 @@ export function formatCallView(view: CallView, options: { full: boolean }): stri
   for (const [index, message] of view.messages.entries()) lines.push(...messageLines(`[${index + 1}] ${message.role}`, message, options.full));
   lines.push('');
   if (view.response === null) lines.push('response: none (no reply was recorded)');
-  else lines.push(...messageLines(`response${view.assembledFromStream ? ' (assembled from the stream)' : ''}: ${view.response.role}`, view.response, options.full));
+  else
+    lines.push(
+      ...messageLines(
+        `response${view.assembledFromStream ? ' (assembled from the stream)' : ''}: ${view.response.role}`,
+        view.response,
+        options.full,
+      ),
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -96,7 +103,10 @@ export function fold(text: string, full: boolean): string {
 /** The text's lines, indented; blank lines around it (Qwen3 opens its reasoning and content with some) left out. */
 function indent(text: string, width: number): string[] {
   const pad = ' '.repeat(width);
-  return text.replace(/^(?:[ \t]*\r?\n)+|(?:\r?\n[ \t]*)+$/g, '').split(/\r?\n/).map((line) => (line.trim() === '' ? '' : pad + line));
+  return text
+    .replace(/^(?:[ \t]*\r?\n)+|(?:\r?\n[ \t]*)+$/g, '')
+    .split(/\r?\n/)
+    .map((line) => (line.trim() === '' ? '' : pad + line));
 }
 
 function milliseconds(value: number | null): string {

@@ -47,7 +47,9 @@ function readAnthropicBlocks(content: unknown): ReadablePart[] {
     if (block.type === 'redacted_thinking') return { kind: 'reasoning', text: '[redacted thinking]' };
     if (block.type === 'tool_use') return { kind: 'tool_call', text: textOf(block.input), name: textOf(block.name), ...idOf(block.id) };
     if (block.type === 'tool_result') {
-      const text = readContent(block.content).map((part) => (part.kind === 'image' ? '[image]' : part.text)).join('\n');
+      const text = readContent(block.content)
+        .map((part) => (part.kind === 'image' ? '[image]' : part.text))
+        .join('\n');
       return { kind: 'tool_result', text: block.is_error === true ? `[error] ${text}` : text, ...idOf(block.tool_use_id) };
     }
     return readContent([block])[0] as ReadablePart;
@@ -56,7 +58,8 @@ function readAnthropicBlocks(content: unknown): ReadablePart[] {
 
 function readResponsesInput(body: Record<string, unknown>): ReadableMessage[] {
   const messages: ReadableMessage[] = [];
-  if (typeof body.instructions === 'string' && body.instructions !== '') messages.push({ role: 'system', parts: [{ kind: 'text', text: body.instructions }] });
+  if (typeof body.instructions === 'string' && body.instructions !== '')
+    messages.push({ role: 'system', parts: [{ kind: 'text', text: body.instructions }] });
   if (typeof body.input === 'string') messages.push({ role: 'user', parts: [{ kind: 'text', text: body.input }] });
   for (const item of Array.isArray(body.input) ? body.input : []) messages.push(readResponsesItem(item));
   return messages;
@@ -67,10 +70,15 @@ function readResponsesItem(item: unknown): ReadableMessage {
   const type = typeof item.type === 'string' ? item.type : 'message';
   if (type === 'message') return { role: typeof item.role === 'string' ? item.role : '?', parts: readContent(item.content) };
   if (type === 'function_call' || type === 'custom_tool_call') {
-    return { role: 'assistant', parts: [{ kind: 'tool_call', text: textOf(item.arguments ?? item.input), name: textOf(item.name), ...idOf(item.call_id) }] };
+    return {
+      role: 'assistant',
+      parts: [{ kind: 'tool_call', text: textOf(item.arguments ?? item.input), name: textOf(item.name), ...idOf(item.call_id) }],
+    };
   }
   if (type === 'function_call_output' || type === 'custom_tool_call_output') {
-    const text = readContent(item.output).map((part) => part.text).join('\n');
+    const text = readContent(item.output)
+      .map((part) => part.text)
+      .join('\n');
     return { role: 'tool', parts: [{ kind: 'tool_result', text, ...idOf(item.call_id) }] };
   }
   if (type === 'reasoning') {

@@ -37,7 +37,12 @@ export function readChatMessage(message: unknown): ReadableMessage {
   else parts.push(...content);
   for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
     const fn = isRecord(call) && isRecord(call.function) ? call.function : {};
-    parts.push({ kind: 'tool_call', text: textOf(fn.arguments), name: typeof fn.name === 'string' ? fn.name : '?', ...idOf(isRecord(call) ? call.id : undefined) });
+    parts.push({
+      kind: 'tool_call',
+      text: textOf(fn.arguments),
+      name: typeof fn.name === 'string' ? fn.name : '?',
+      ...idOf(isRecord(call) ? call.id : undefined),
+    });
   }
   return { role, parts };
 }

@@ -23,24 +23,31 @@ describe('a failed call is explained by its failure, not by its missing ids', ()
     const result = runCli(['diagnose', 'agent', '--db', fixture.db]);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('session agent: 3 calls -> 1 samples (merge), no breaks');
-    expect(result.stdout).toMatch(/#3 \w{8} backend_error: the call failed \(backend_error, HTTP 404, TT_BACKEND_ERROR\)\n {5}error: The model `gpt-4o` does not exist\.\n/);
+    expect(result.stdout).toMatch(
+      /#3 \w{8} backend_error: the call failed \(backend_error, HTTP 404, TT_BACKEND_ERROR\)\n {5}error: The model `gpt-4o` does not exist\.\n/,
+    );
     expect(result.stdout).not.toContain('no token ids');
   });
 
   it('diagnose names an unreachable backend, and --json carries the error', () => {
     const result = runCli(['diagnose', 'down', '--db', fixture.db]);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/#1 \w{8} backend_error: the call failed \(backend_error, HTTP 502, TT_BACKEND_UNREACHABLE\)\n {5}error: Inference backend unreachable \(ECONNREFUSED\)\n/);
+    expect(result.stdout).toMatch(
+      /#1 \w{8} backend_error: the call failed \(backend_error, HTTP 502, TT_BACKEND_UNREACHABLE\)\n {5}error: Inference backend unreachable \(ECONNREFUSED\)\n/,
+    );
     const json = JSON.parse(runCli(['diagnose', 'down', '--db', fixture.db, '--json']).stdout) as { skipped: unknown[] };
     expect(json.skipped).toEqual([
       {
-        callId: expect.any(String), seq: 1, status: 'backend_error', reason: 'the call failed (backend_error, HTTP 502, TT_BACKEND_UNREACHABLE)',
+        callId: expect.any(String),
+        seq: 1,
+        status: 'backend_error',
+        reason: 'the call failed (backend_error, HTTP 502, TT_BACKEND_UNREACHABLE)',
         error: { httpStatus: 502, code: 'TT_BACKEND_UNREACHABLE', message: 'Inference backend unreachable (ECONNREFUSED)' },
       },
     ]);
   });
 
-  it("the export summary counts the calls with no sample under their failure", () => {
+  it('the export summary counts the calls with no sample under their failure', () => {
     const result = runCli(['export', '--db', fixture.db, '--format', 'jsonl', '--out', `${fixture.dir}/out.jsonl`]);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain(

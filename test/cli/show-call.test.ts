@@ -22,7 +22,9 @@ describe('tokentap show', () => {
   it("lists each failed call's error code and message on its line", () => {
     const agent = runCli(['show', 'agent', '--db', fixture.db]);
     expect(agent.status, agent.stderr).toBe(0);
-    expect(agent.stdout).toMatch(/\n\s+3\s+\w{8}\s+openai-chat\s+gpt-4o\s+json\s+backend_error\s+none\s.*\sTT_BACKEND_ERROR \(HTTP 404\): The model `gpt-4o` does not exist\.\n/);
+    expect(agent.stdout).toMatch(
+      /\n\s+3\s+\w{8}\s+openai-chat\s+gpt-4o\s+json\s+backend_error\s+none\s.*\sTT_BACKEND_ERROR \(HTTP 404\): The model `gpt-4o` does not exist\.\n/,
+    );
     expect(agent.stdout).toMatch(/\n\s+1\s+\w{8}\s+openai-chat\s+Qwen\/Qwen3-8B\s+json\s+ok\s+backend\s.*tool_calls.*\s-\n/);
     const down = runCli(['show', 'down', '--db', fixture.db]);
     expect(down.stdout).toMatch(/backend_error .*TT_BACKEND_UNREACHABLE \(HTTP 502\): Inference backend unreachable \(ECONNREFUSED\)\n/);
@@ -32,12 +34,18 @@ describe('tokentap show', () => {
     const result = runCli(['show', 'agent', '--db', fixture.db, '--call', '2']);
     expect(result.status, result.stderr).toBe(0);
     const text = result.stdout;
-    expect(text).toMatch(/^call #2 [0-9a-f-]{36} \(session agent\)\n  openai-chat \/s\/agent\/v1\/chat\/completions  model Qwen\/Qwen3-8B  stream\n  status ok  http 200  finish stop/);
+    expect(text).toMatch(
+      /^call #2 [0-9a-f-]{36} \(session agent\)\n  openai-chat \/s\/agent\/v1\/chat\/completions  model Qwen\/Qwen3-8B  stream\n  status ok  http 200  finish stop/,
+    );
     expect(text).toMatch(/\n  tokens backend: prompt \d+, completion \d+\n  flags: none\n/);
     expect(text).toContain('request: 4 messages, as the harness sent them; tools: calculator\n[1] system\n    You are a careful assistant.');
     expect(text).toContain(`\n    … [${fixture.systemPrompt.length - 1000} characters folded; --full shows all] …\n`);
-    expect(text).toMatch(/\n\[2\] user\n {4}What is 17 \+ 25\? Use the calculator\.\n\[3\] assistant\n {4}reasoning:\n {6}I will use the tool\.\n {4}tool call calculator (chatcmpl-tool-\w+):\n {6}\{"a": 17, "b": 25\}\n\[4\] tool\n {4}tool result for \1:\n {6}42\n/);
-    expect(text).toMatch(/\nresponse \(assembled from the stream\): assistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/);
+    expect(text).toMatch(
+      /\n\[2\] user\n {4}What is 17 \+ 25\? Use the calculator\.\n\[3\] assistant\n {4}reasoning:\n {6}I will use the tool\.\n {4}tool call calculator (chatcmpl-tool-\w+):\n {6}\{"a": 17, "b": 25\}\n\[4\] tool\n {4}tool result for \1:\n {6}42\n/,
+    );
+    expect(text).toMatch(
+      /\nresponse \(assembled from the stream\): assistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/,
+    );
     expect(text).not.toContain(fixture.systemPrompt);
     const full = runCli(['show', 'agent', '--db', fixture.db, '--call', '2', '--full']);
     expect(full.stdout).toContain(`    ${fixture.systemPrompt}\n`);
@@ -73,17 +81,30 @@ describe('tokentap show', () => {
     expect(json).toMatchObject({ seq: 2, status: 'ok', error: null, flags: [], promptTokenIds: expect.any(Array) });
     expect(json.request.messages.map((message: { role: string }) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(json.request.messages[0].parts[0].text).toBe(fixture.systemPrompt);
-    expect(json.request.messages[2].parts).toMatchObject([{ kind: 'reasoning' }, { kind: 'tool_call', name: 'calculator', text: '{"a": 17, "b": 25}' }]);
+    expect(json.request.messages[2].parts).toMatchObject([
+      { kind: 'reasoning' },
+      { kind: 'tool_call', name: 'calculator', text: '{"a": 17, "b": 25}' },
+    ]);
     expect(json.request.tools).toEqual(['calculator']);
     expect(json.request.body.messages).toHaveLength(4);
-    expect(json.response).toMatchObject({ assembledFromStream: true, message: { role: 'assistant', parts: [{ kind: 'reasoning' }, { kind: 'text', text: '\n\nThe answer is 42.' }] } });
+    expect(json.response).toMatchObject({
+      assembledFromStream: true,
+      message: { role: 'assistant', parts: [{ kind: 'reasoning' }, { kind: 'text', text: '\n\nThe answer is 42.' }] },
+    });
     const failed = JSON.parse(runCli(['show', 'agent', '--db', fixture.db, '--call', '3', '--json']).stdout) as Record<string, any>;
-    expect(failed).toMatchObject({ error: { httpStatus: 404, code: 'TT_BACKEND_ERROR', message: 'The model `gpt-4o` does not exist.' }, response: { message: null, body: null } });
+    expect(failed).toMatchObject({
+      error: { httpStatus: 404, code: 'TT_BACKEND_ERROR', message: 'The model `gpt-4o` does not exist.' },
+      response: { message: null, body: null },
+    });
   });
 
   it('refuses a call the session does not have, and --full without --call (exit 2, one line)', () => {
     const missing = runCli(['show', 'agent', '--db', fixture.db, '--call', '9']);
-    expect(missing).toMatchObject({ status: 2, stdout: '', stderr: 'tokentap: no call "9" in session agent (its calls are #1 to #3; see tokentap show agent)\n' });
+    expect(missing).toMatchObject({
+      status: 2,
+      stdout: '',
+      stderr: 'tokentap: no call "9" in session agent (its calls are #1 to #3; see tokentap show agent)\n',
+    });
     const full = runCli(['show', 'agent', '--db', fixture.db, '--full']);
     expect(full).toMatchObject({ status: 2, stderr: 'tokentap: --full goes with --call N\n' });
   });

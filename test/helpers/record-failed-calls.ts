@@ -16,12 +16,21 @@ export interface FailedCallsFixture {
 
 const CALCULATOR = {
   type: 'function',
-  function: { name: 'calculator', description: 'Adds two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } },
+  function: {
+    name: 'calculator',
+    description: 'Adds two integers.',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+  },
 };
 const SCRIPT: SimScript = {
   replies: [
     { match: { lastToolResultContains: '42' }, times: 'forever', reasoning: 'The calculator says 42.', content: 'The answer is 42.' },
-    { match: { lastUserContains: '17 + 25' }, times: 'forever', reasoning: 'I will use the tool.', toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }] },
+    {
+      match: { lastUserContains: '17 + 25' },
+      times: 'forever',
+      reasoning: 'I will use the tool.',
+      toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }],
+    },
   ],
   otherwise: 'error',
 };
