@@ -70,8 +70,8 @@ describe('tokentap export', () => {
       [['--format', 'nope', '--out', `${recorded.fixture.dir}/a.jsonl`], /nope/],
       [['--format', 'skyrl', '--shape', 'nope', '--out', `${recorded.fixture.dir}/a.jsonl`], /shape/],
       [['--format', 'verl', '--out', `${recorded.fixture.dir}/a.csv`], /\.jsonl|\.parquet/],
-      [['--format', 'verl', '--out', `${recorded.fixture.dir}/a.jsonl`, '--reward-min', 'high'], /rewardMin/],
-      [['--format', 'verl', '--out', `${recorded.fixture.dir}/a.jsonl`, '--advantage', 'ppo'], /estimator/],
+      [['--format', 'verl', '--out', `${recorded.fixture.dir}/a.jsonl`, '--reward-min', 'high'], /--reward-min "high": expected a number/],
+      [['--format', 'verl', '--out', `${recorded.fixture.dir}/a.jsonl`, '--advantage', 'ppo'], /--advantage "ppo": Invalid option/],
       [['--format', 'verl', '--out', `${recorded.fixture.dir}/no-such-dir/a.jsonl`], /no-such-dir|director/],
     ];
     for (const [args, message] of cases) {
