@@ -33,6 +33,8 @@ export {
   type CallStatus,
   type FinishCallInput,
   type OpenStoreOptions,
+  type SessionFilter,
+  type SessionListQuery,
   type SessionRow,
   type Store,
   type StoreStats,

@@ -98,7 +98,8 @@ function createStore(database: Database.Database, path: string, readonly: boolea
       return sessions.ensure(sessionId, metadata, Date.now());
     },
     getSession: (sessionId) => sessions.get(sessionId),
-    listSessions: (options = {}) => sessions.list(options.limit ?? DEFAULT_LIST_LIMIT, options.offset ?? 0),
+    listSessions: ({ limit, offset, ...filter } = {}) => sessions.list(filter, limit ?? DEFAULT_LIST_LIMIT, offset ?? 0),
+    countSessions: (filter = {}) => sessions.count(filter),
     beginCall: (input) => writable().beginCall(input),
     finishCall: (callId, result) => writable().finishCall(callId, result),
     markCallsIncomplete: (callIds) => writable().markIncomplete(callIds),

@@ -1,10 +1,14 @@
 import type Database from 'better-sqlite3';
-import type { CallStatus, SessionRow } from './types.js';
+import type { CallStatus, SessionFilter, SessionOrigin, SessionRow, SessionStatus } from './types.js';
 
 interface SessionRecord {
   id: string;
   created_at: number;
   metadata: string;
+  status: SessionStatus;
+  origin: SessionOrigin;
+  group_id: string | null;
+  reward: number | null;
   call_count: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -12,9 +16,14 @@ interface SessionRecord {
   status_counts: string;
 }
 
+/** The session's current reward: its newest session-level row, one `rewards_by_target` index probe. */
+const SESSION_REWARD = `(SELECT rewards.value FROM rewards
+   WHERE rewards.session_id = sessions.id AND rewards.call_id IS NULL ORDER BY rewards.id DESC LIMIT 1)`;
+
 /** Aggregates per session; `calls_session_totals` covers them, so no call row is read. */
 const SESSION_COLUMNS = `
-  sessions.id, sessions.created_at, sessions.metadata,
+  sessions.id, sessions.created_at, sessions.metadata, sessions.status, sessions.origin, sessions.group_id,
+  ${SESSION_REWARD} AS reward,
   count(calls.session_id) AS call_count,
   coalesce(sum(calls.prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(calls.completion_tokens), 0) AS completion_tokens,
@@ -22,13 +31,38 @@ const SESSION_COLUMNS = `
   (SELECT json_group_object(status, count) FROM
      (SELECT status, count(*) AS count FROM calls WHERE session_id = sessions.id GROUP BY status)) AS status_counts`;
 
+/** SessionFilter on the row `sessions`; each test is off while its parameter is null. */
+const SESSION_MATCHES = `(@groupId IS NULL OR sessions.group_id = @groupId)
+  AND (@status IS NULL OR sessions.status = @status)
+  AND (@since IS NULL OR sessions.activity_at >= @since)
+  AND (@until IS NULL OR sessions.activity_at < @until)
+  AND (@hasReward IS NULL OR (${SESSION_REWARD} IS NOT NULL) = @hasReward)
+  AND (@minReward IS NULL OR ${SESSION_REWARD} >= @minReward)
+  AND (@maxReward IS NULL OR ${SESSION_REWARD} <= @maxReward)
+  AND (@frontDoor IS NULL OR EXISTS (SELECT 1 FROM calls AS call WHERE call.session_id = sessions.id AND call.front_door = @frontDoor))
+  AND (@model IS NULL OR EXISTS (SELECT 1 FROM calls AS call
+        WHERE call.session_id = sessions.id AND (call.requested_model = @model OR call.backend_model = @model)))`;
+
+interface FilterParameters {
+  groupId: string | null;
+  status: string | null;
+  since: number | null;
+  until: number | null;
+  hasReward: number | null;
+  minReward: number | null;
+  maxReward: number | null;
+  frontDoor: string | null;
+  model: string | null;
+}
+
 export interface SessionQueries {
   /** Inserts the session unless it exists; true when it was inserted. */
   ensure(sessionId: string, metadata: Record<string, unknown>, createdAt: number): boolean;
   /** Records a call start so listSessions orders sessions by their newest call. */
   touch(sessionId: string, at: number): void;
   get(sessionId: string): SessionRow | null;
-  list(limit: number, offset: number): SessionRow[];
+  list(filter: SessionFilter, limit: number, offset: number): SessionRow[];
+  count(filter: SessionFilter): number;
 }
 
 /**
@@ -36,7 +70,8 @@ export interface SessionQueries {
  *
  * @example
  * const sessions = createSessionQueries(database);
- * sessions.list(20, 0); // the 20 most recently active sessions
+ * sessions.list({}, 20, 0); // the 20 most recently active sessions
+ * sessions.count({ groupId: 'task-7' }); // how many sessions group task-7 has
  */
 export function createSessionQueries(database: Database.Database): SessionQueries {
   const insert = database.prepare<[string, number, number, string]>(
@@ -51,14 +86,16 @@ export function createSessionQueries(database: Database.Database): SessionQuerie
       WHERE sessions.id = ?
       GROUP BY sessions.id`,
   );
-  const selectPage = database.prepare<[number, number], SessionRecord>(
+  const selectPage = database.prepare<FilterParameters & { limit: number; offset: number }, SessionRecord>(
     `SELECT ${SESSION_COLUMNS}
-       FROM (SELECT id, created_at, activity_at, metadata FROM sessions
-              ORDER BY activity_at DESC, id LIMIT ? OFFSET ?) AS sessions
+       FROM (SELECT id, created_at, activity_at, metadata, status, origin, group_id FROM sessions
+              WHERE ${SESSION_MATCHES}
+              ORDER BY activity_at DESC, id LIMIT @limit OFFSET @offset) AS sessions
        LEFT JOIN calls ON calls.session_id = sessions.id
       GROUP BY sessions.id
       ORDER BY sessions.activity_at DESC, sessions.id`,
   );
+  const countMatching = database.prepare<FilterParameters, { count: number }>(`SELECT count(*) AS count FROM sessions WHERE ${SESSION_MATCHES}`);
 
   return {
     ensure: (sessionId, metadata, createdAt) =>
@@ -70,7 +107,23 @@ export function createSessionQueries(database: Database.Database): SessionQuerie
       const record = selectOne.get(sessionId);
       return record === undefined ? null : toSessionRow(record);
     },
-    list: (limit, offset) => selectPage.all(limit, offset).map(toSessionRow),
+    list: (filter, limit, offset) => selectPage.all({ ...filterParameters(filter), limit, offset }).map(toSessionRow),
+    count: (filter) => (countMatching.get(filterParameters(filter)) as { count: number }).count,
+  };
+}
+
+function filterParameters(filter: SessionFilter): FilterParameters {
+  return {
+    groupId: filter.groupId ?? null,
+    status: filter.status ?? null,
+    since: filter.since ?? null,
+    until: filter.until ?? null,
+    // SQLite has no booleans: the comparison `(reward IS NOT NULL) = @hasReward` takes 1 or 0
+    hasReward: filter.hasReward === undefined ? null : filter.hasReward ? 1 : 0,
+    minReward: filter.minReward ?? null,
+    maxReward: filter.maxReward ?? null,
+    frontDoor: filter.frontDoor ?? null,
+    model: filter.model ?? null,
   };
 }
 
@@ -84,5 +137,9 @@ function toSessionRow(record: SessionRecord): SessionRow {
     completionTokens: record.completion_tokens,
     statusCounts: JSON.parse(record.status_counts) as Partial<Record<CallStatus, number>>,
     lastCallAt: record.last_call_at,
+    status: record.status,
+    origin: record.origin,
+    groupId: record.group_id,
+    reward: record.reward,
   };
 }

@@ -57,6 +57,43 @@ export interface SessionRow {
   /** count of calls per status */
   statusCounts: Partial<Record<CallStatus, number>>;
   lastCallAt: number | null;
+  /** the rollout's lifecycle: `open` until it ends (docs/rollouts.md) */
+  status: SessionStatus;
+  origin: SessionOrigin;
+  /** the GRPO group it belongs to, if any */
+  groupId: string | null;
+  /** the session's current reward (its newest session-level reward; call rewards aside), null when none was posted */
+  reward: number | null;
+}
+
+/**
+ * Which sessions `listSessions` and `countSessions` take; every filter given must hold. Served by the sessions
+ * table and its indexes, the newest session reward (rewards_by_target), and for `frontDoor`/`model` the session's
+ * own calls.
+ *
+ * @example store.listSessions({ groupId: 'task-7', status: 'completed', minReward: 0.5, limit: 20 })
+ */
+export interface SessionFilter {
+  groupId?: string;
+  status?: SessionStatus;
+  /** newest call (or creation) at or after / before these times (ms since the epoch) */
+  since?: number;
+  until?: number;
+  /** the session's current reward within [minReward, maxReward]; a session without a reward is left out */
+  minReward?: number;
+  maxReward?: number;
+  /** true: only sessions with a session reward; false: only sessions without one */
+  hasReward?: boolean;
+  /** a session with at least one call through this front door (`openai-chat`, `anthropic-messages`, ...) */
+  frontDoor?: string;
+  /** a session with at least one call that asked for, or was sent as, this model */
+  model?: string;
+}
+
+/** @example store.listSessions({ limit: 100, offset: 100, hasReward: true }) // the second page of rewarded sessions */
+export interface SessionListQuery extends SessionFilter {
+  limit?: number;
+  offset?: number;
 }
 
 /**
@@ -410,7 +447,10 @@ export interface Store {
   /** creates the session if it does not exist; returns true when it was created */
   ensureSession(sessionId: string, metadata?: Record<string, unknown>): boolean;
   getSession(sessionId: string): SessionRow | null;
-  listSessions(options?: { limit?: number; offset?: number }): SessionRow[];
+  /** sessions most recently active first, filtered (SessionFilter); DEFAULT_LIST_LIMIT of them unless told otherwise */
+  listSessions(options?: SessionListQuery): SessionRow[];
+  /** how many sessions the filter takes (what listSessions would list without a limit) */
+  countSessions(filter?: SessionFilter): number;
   /** inserts an `in_progress` call with the next per-session sequence number; creates the session if needed */
   beginCall(input: BeginCallInput): { callId: string; seq: number };
   /** finishes a call: one transaction, committed when this returns */

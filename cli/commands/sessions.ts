@@ -5,14 +5,20 @@ import { openStore } from '../../store/index.js';
 import { formatTable } from '../format-table.js';
 import { UsageError } from '../usage-error.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
+import { parseSessionFilter, SESSION_FILTER_HELP, SESSION_FILTER_OPTIONS } from './session-filter-flags.js';
 
-export const SESSIONS_HELP = `Usage: tokentap sessions [--db FILE | --config FILE] [--limit N] [--json]
+/** Sessions listed when no --limit is given. */
+export const DEFAULT_SESSIONS_LIMIT = 100;
 
-Lists recorded sessions, newest first: calls, tokens and call status counts.
-  --db FILE     database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
-  --config FILE JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
-  --limit N     at most N sessions (default 100)
-  --json        one JSON object per line instead of a table
+export const SESSIONS_HELP = `Usage: tokentap sessions [--db FILE | --config FILE] [filters] [--limit N] [--json]
+
+Lists recorded sessions, most recently active first: calls, tokens, call status counts, the rollout's
+status, group and current reward, and the last call's time. When more sessions match than are listed,
+says how many more.
+  --db FILE           database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --config FILE       JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
+${SESSION_FILTER_HELP}  --limit N           at most N sessions (default ${DEFAULT_SESSIONS_LIMIT})
+  --json              one JSON object per line instead of a table (the "more" note goes to stderr)
 `;
 
 /**
@@ -37,18 +43,24 @@ function formatStatusCounts(counts: Record<string, number | undefined>): string 
 
 /** `tokentap sessions` */
 export function runSessions(args: string[], env: NodeJS.ProcessEnv): number {
-  const { values } = parseArgs({ args, options: { ...STORE_PATH_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const options = { ...STORE_PATH_OPTIONS, ...SESSION_FILTER_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values } = parseArgs({ args, options });
   if (values.help) {
     process.stdout.write(SESSIONS_HELP);
     return 0;
   }
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  const limit = values.limit === undefined ? DEFAULT_SESSIONS_LIMIT : Number(values.limit);
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError('--limit must be a positive integer');
+  const filter = parseSessionFilter(values);
   const store = openStoreForReading(resolveStorePath(values, env));
   try {
-    const sessions = store.listSessions({ limit });
+    const sessions = store.listSessions({ ...filter, limit });
+    // never stop silently at the limit: say how many matching sessions were not listed
+    const more = sessions.length < limit ? 0 : store.countSessions(filter) - sessions.length;
+    const moreNote = `${more} more session${more === 1 ? '' : 's'} (use --limit or a filter)\n`;
     if (values.json) {
       for (const session of sessions) process.stdout.write(JSON.stringify(session) + '\n');
+      if (more > 0) process.stderr.write(moreNote);
       return 0;
     }
     const rows = sessions.map((session) => [
@@ -57,9 +69,14 @@ export function runSessions(args: string[], env: NodeJS.ProcessEnv): number {
       session.promptTokens,
       session.completionTokens,
       formatStatusCounts(session.statusCounts),
+      session.status,
+      session.groupId,
+      session.reward,
       session.lastCallAt === null ? null : new Date(session.lastCallAt).toISOString(),
     ]);
-    process.stdout.write(formatTable(['session', 'calls', 'prompt_tokens', 'completion_tokens', 'status', 'last_call'], rows));
+    const headers = ['session', 'calls', 'prompt_tokens', 'completion_tokens', 'call_status', 'rollout', 'group', 'reward', 'last_call'];
+    process.stdout.write(formatTable(headers, rows));
+    if (more > 0) process.stdout.write(moreNote);
     return 0;
   } finally {
     store.close();

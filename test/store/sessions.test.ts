@@ -33,6 +33,40 @@ describe('sessions and stats', () => {
     ]);
   });
 
+  it('listSessions gives rollout status, group and current reward, and filters on them; countSessions counts the matches', () => {
+    const store = workspace.open();
+    store.createRollout({ sessionId: 'a', groupId: 'task-1', createdAt: 10 });
+    store.createRollout({ sessionId: 'b', groupId: 'task-1', createdAt: 20 });
+    store.createRollout({ sessionId: 'c', createdAt: 30 });
+    recordCall(store, { sessionId: 'a', startedAt: 100 });
+    recordCall(store, { sessionId: 'b', startedAt: 200, frontDoor: 'anthropic-messages', requestedModel: 'claude-x', backendModel: 'qwen' });
+    recordCall(store, { sessionId: 'c', startedAt: 300 });
+    store.addReward({ sessionId: 'a', value: 0, source: 'library', createdAt: 1 });
+    store.addReward({ sessionId: 'a', value: 1, source: 'library', createdAt: 2 });
+    store.addReward({ sessionId: 'b', value: 0.25, source: 'library', createdAt: 3 });
+    // a call's reward is not the session's
+    store.addReward({ sessionId: 'c', callId: store.listCalls('c')[0]!.id, value: 5, source: 'library', createdAt: 4 });
+    store.endSession('a', { status: 'completed', reason: 'explicit', endedAt: 400 });
+    expect(store.getSession('a')).toMatchObject({ status: 'completed', origin: 'api', groupId: 'task-1', reward: 1 });
+    expect(store.getSession('c')).toMatchObject({ status: 'open', groupId: null, reward: null });
+    const ids = (filter: Parameters<typeof store.listSessions>[0]): string[] => store.listSessions(filter).map((session) => session.id);
+    expect(ids({})).toEqual(['c', 'b', 'a']);
+    expect(ids({ groupId: 'task-1' })).toEqual(['b', 'a']);
+    expect(ids({ status: 'open' })).toEqual(['c', 'b']);
+    expect(ids({ hasReward: true })).toEqual(['b', 'a']);
+    expect(ids({ hasReward: false })).toEqual(['c']);
+    expect(ids({ minReward: 0.5 })).toEqual(['a']);
+    expect(ids({ maxReward: 0.5 })).toEqual(['b']);
+    expect(ids({ since: 200, until: 300 })).toEqual(['b']);
+    expect(ids({ frontDoor: 'anthropic-messages' })).toEqual(['b']);
+    expect(ids({ model: 'qwen' })).toEqual(['b']);
+    expect(ids({ model: 'claude-x' })).toEqual(['b']);
+    expect(ids({ groupId: 'task-1', limit: 1, offset: 1 })).toEqual(['a']);
+    expect(store.countSessions()).toBe(3);
+    expect(store.countSessions({ groupId: 'task-1', hasReward: true })).toBe(2);
+    expect(store.countSessions({ status: 'failed' })).toBe(0);
+  });
+
   it('stats counts sessions and calls and reports the main file plus WAL bytes', () => {
     const store = workspace.open();
     recordCall(store, { sessionId: 'a' });
