@@ -77,3 +77,21 @@ export function isZeroVariance(rewards: ReadonlyArray<number | null>): boolean {
   const rewarded = rewards.filter((reward): reward is number => reward !== null);
   return rewarded.length > 0 && rewarded.every((reward) => reward === rewarded[0]);
 }
+
+/**
+ * The advantage options an export ran with, every default filled in and only what the estimator uses: what a
+ * Parquet file records as its `advantage` metadata (issue 14: the default once went in as `{}`, which says nothing
+ * about how the advantage column was made). `grpo` with its `normalizeStd` and, when it divides by the std, its
+ * `epsilon`; `rloo`, `dr-grpo` and `none` take no parameter; `dropZeroVarianceGroups` always.
+ *
+ * @example
+ * resolveAdvantageOptions({}); // { estimator: 'grpo', normalizeStd: true, epsilon: 1e-6, dropZeroVarianceGroups: false }
+ * resolveAdvantageOptions({ estimator: 'rloo', epsilon: 0 }); // { estimator: 'rloo', dropZeroVarianceGroups: false }
+ */
+export function resolveAdvantageOptions(options: AdvantageOptions = {}): AdvantageOptions {
+  const estimator = options.estimator ?? 'grpo';
+  const dropZeroVarianceGroups = options.dropZeroVarianceGroups === true;
+  if (estimator !== 'grpo') return { estimator, dropZeroVarianceGroups };
+  if (options.normalizeStd === false) return { estimator, normalizeStd: false, dropZeroVarianceGroups };
+  return { estimator, normalizeStd: true, epsilon: options.epsilon ?? DEFAULT_ADVANTAGE_EPSILON, dropZeroVarianceGroups };
+}

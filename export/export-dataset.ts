@@ -1,5 +1,7 @@
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { Store } from '../store/index.js';
 import { createTrainerAdapter } from '../trainer-adapters/index.js';
+import { resolveAdvantageOptions } from './compute-advantages.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
 import { readExportProvenance, type ExportProvenance } from './export-provenance.js';
 import { exportRows, type ExportRowsOptions } from './export-rows.js';
@@ -20,6 +22,12 @@ export interface ExportDatasetOptions extends ExportSelection {
   onProgress?: ExportRowsOptions['onProgress'];
   /** stops the export: nothing is left behind (the temp file is removed) and the promise rejects */
   signal?: AbortSignal;
+  /**
+   * when the selection yields no sample, write nothing (an existing `out` stays as it was) and reject with
+   * EXPORT_EMPTY, `details.summary` holding the counts; otherwise an empty dataset is written (`tokentap export
+   * --fail-on-empty`, docs/export.md "Empty datasets")
+   */
+  failOnEmpty?: boolean;
 }
 
 /** Rows between two turns of the event loop, so a signal (Ctrl-C) is seen while a long export runs. */
@@ -51,8 +59,10 @@ export async function exportDataset(store: Store, options: ExportDatasetOptions)
       format: adapter.format,
       shape: adapter.shape ?? '',
       strategy: options.strategy ?? 'merge',
-      advantage: JSON.stringify(options.advantage ?? {}),
+      advantage: JSON.stringify(resolveAdvantageOptions(options.advantage)),
       filters: JSON.stringify(options.filters ?? {}),
+      // the rewards the advantages came from were not all the store's: say how many sessions a file gave
+      ...(options.rewardOverrides === undefined ? {} : { reward_overrides: String(options.rewardOverrides.size) }),
     },
     ...(adapter.toJson === undefined ? {} : { toJson: adapter.toJson.bind(adapter) }),
     ...(options.force === undefined ? {} : { force: options.force }),
@@ -66,6 +76,9 @@ export async function exportDataset(store: Store, options: ExportDatasetOptions)
       await writer.write(row);
     }
     options.signal?.throwIfAborted();
+    if (summary.samples === 0 && options.failOnEmpty === true) {
+      throw new TokentapError('EXPORT_EMPTY', { message: `the export holds no sample: nothing written to ${options.out}`, details: { summary } });
+    }
     const written = await writer.close();
     summary.bytes = written.bytes;
     return { path: written.path, summary, provenance };

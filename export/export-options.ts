@@ -50,12 +50,23 @@ export interface AdvantageOptions {
   dropZeroVarianceGroups?: boolean;
 }
 
+/** A session reward given for one export only (`tokentap export --rewards FILE`): it stands in for the stored one. */
+export interface RewardOverride {
+  value: number;
+  components: Record<string, number> | null;
+}
+
 /** Everything an export run decides, besides where it writes. */
 export interface ExportSelection {
   /** default `merge` */
   strategy?: ReconstructStrategy;
   filters?: ExportFilters;
   advantage?: AdvantageOptions;
+  /**
+   * session id -> the session reward this export uses instead of the stored one (read-only: nothing is written to
+   * the store); call rewards stay as stored. See readRewardOverrides (export/read-reward-overrides.ts).
+   */
+  rewardOverrides?: ReadonlyMap<string, RewardOverride>;
 }
 
 /** What an export did, printed by `tokentap export` and returned by the pull API (docs/export.md). */
@@ -66,12 +77,20 @@ export interface ExportSummary {
   tokens: number;
   /** tokens with loss mask 1 */
   trainedTokens: number;
-  /** why samples or rollouts were left out, and how many (`status`, `no_reward`, `too_long`, ...) */
+  /**
+   * why samples or rollouts were left out, and how many: rollouts outside a rollout-level filter (`filter_split`,
+   * `filter_tags`, ...), `in_progress` and `invalid_reward` rollouts, then samples (`status_failed`, `no_reward`,
+   * `too_long`, ...)
+   */
   dropped: Record<string, number>;
   /** calls that became no sample at reconstruction (in_progress, backend errors, no ids), by reason */
   skippedCalls: Record<string, number>;
   /** chain breaks met while merging, by kind */
   drift: Record<string, number>;
+  /** selected rollouts whose chain broke at least once at `template-rerender` (recorded without token-faithful mode) */
+  templateRerenderRollouts: number;
+  /** units whose selected rollouts' rewards are all equal (a rewarded group of one included): advantage 0, no signal */
+  zeroVarianceGroups: number;
   /** bytes written (0 for stats and pull batches) */
   bytes: number;
 }

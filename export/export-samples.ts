@@ -3,7 +3,7 @@ import type { Conversation, ExportSample } from '../trainer-adapters/export-samp
 import type { TrainerAdapter } from '../trainer-adapters/trainer-adapter.js';
 import { createSampleFilter, DEFAULT_EXPORT_STATUSES, trainedPolicyVersions } from './create-sample-filter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
-import { countSample, createExportSummary } from './export-summary.js';
+import { countReason, countSample, createExportSummary } from './export-summary.js';
 import { exportUnit, exportWeighedStatuses, type ExportedRollout, type ExportUnitOptions, type ExportUnitSource, type KeptSample } from './export-unit.js';
 import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
@@ -73,6 +73,7 @@ export function streamExportSamples(store: ExportSource, options: ExportSamplesO
     sampleFilter: createSampleFilter({ filters, needs, policyHistory }),
     weighedStatuses: exportWeighedStatuses(filters.status ?? DEFAULT_EXPORT_STATUSES),
     summary: options.summary,
+    ...(options.rewardOverrides === undefined ? {} : { rewardOverrides: options.rewardOverrides }),
     ...(needs?.conversation === true ? { readConversation: options.readConversation } : {}),
   };
   return streamUnits(store, options, unitOptions, options.summary);
@@ -80,7 +81,8 @@ export function streamExportSamples(store: ExportSource, options: ExportSamplesO
 
 /** The lazy part: units are read as samples are asked for. */
 function* streamUnits(store: ExportSource, options: ExportSamplesOptions, unitOptions: ExportUnitOptions, summary: ExportSummary): Generator<ExportSample> {
-  const { sessionsTotal, units } = selectExportUnits(store, { filters: unitOptions.filters, groupIds: options.groupIds });
+  const { sessionsTotal, units, skipped } = selectExportUnits(store, { filters: unitOptions.filters, groupIds: options.groupIds });
+  for (const [reason, count] of Object.entries(skipped)) countReason(summary.dropped, reason, count);
   const position = { index: 0, groupIndex: 0, rolloutIndex: 0 };
   let sessionsDone = 0;
   for (const unit of units) {

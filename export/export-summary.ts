@@ -10,7 +10,19 @@ import type { ExportSummary } from './export-options.js';
  * console.log(summary.samples, summary.dropped);
  */
 export function createExportSummary(): ExportSummary {
-  return { sessions: 0, groups: 0, samples: 0, tokens: 0, trainedTokens: 0, dropped: {}, skippedCalls: {}, drift: {}, bytes: 0 };
+  return {
+    sessions: 0,
+    groups: 0,
+    samples: 0,
+    tokens: 0,
+    trainedTokens: 0,
+    dropped: {},
+    skippedCalls: {},
+    drift: {},
+    templateRerenderRollouts: 0,
+    zeroVarianceGroups: 0,
+    bytes: 0,
+  };
 }
 
 /**

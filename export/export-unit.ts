@@ -2,7 +2,7 @@ import { reconstructSessionReport, type ReconstructStrategy, type Sample, type S
 import type { CallBodies, RolloutRow, Store } from '../store/index.js';
 import type { Conversation } from '../trainer-adapters/export-sample.js';
 import { computeAdvantages, isZeroVariance } from './compute-advantages.js';
-import type { AdvantageOptions, ExportFilters, ExportSummary } from './export-options.js';
+import type { AdvantageOptions, ExportFilters, ExportSummary, RewardOverride } from './export-options.js';
 import { countReason, countReconstruction } from './export-summary.js';
 import type { SampleFilter } from './create-sample-filter.js';
 import type { ExportUnit } from './select-export-units.js';
@@ -35,6 +35,8 @@ export interface ExportUnitOptions {
   readConversation?: (bodies: CallBodies) => Conversation | null;
   /** drops and reconstruction counts go here */
   summary: ExportSummary;
+  /** session rewards given for this export only, in place of the stored ones */
+  rewardOverrides?: ReadonlyMap<string, RewardOverride>;
 }
 
 /**
@@ -57,9 +59,11 @@ export function exportWeighedStatuses(kept: readonly SampleStatus[]): SampleStat
  * const rollouts = exportUnit(store, unit, { strategy: 'merge', filters: {}, advantage: {}, sampleFilter: createSampleFilter(), weighedStatuses: ['completed', 'truncated'], summary });
  */
 export function exportUnit(store: ExportUnitSource, unit: ExportUnit, options: ExportUnitOptions): ExportedRollout[] {
-  const selected = selectRollouts(store, unit, options.filters, options.summary.dropped);
+  const selected = selectRollouts(store, unit, options.filters, options.summary.dropped, options.rewardOverrides);
   const rewards = selected.map((rollout) => rollout.reward);
   const advantages = computeAdvantages(rewards, options.advantage);
+  // reported whether or not it is dropped: such a group trains on nothing (advantage 0), and the summary points to --drop-zero-variance
+  if (isZeroVariance(rewards)) options.summary.zeroVarianceGroups += 1;
   const zeroVariance = options.advantage.dropZeroVarianceGroups === true && isZeroVariance(rewards);
   const exported: ExportedRollout[] = [];
   for (const [position, { rollout, rewards: rewardRows }] of selected.entries()) {
@@ -78,6 +82,7 @@ export function exportUnit(store: ExportUnitSource, unit: ExportUnit, options: E
       weighedStatuses: options.weighedStatuses,
     });
     countReconstruction(options.summary, report);
+    if ((report.driftCounts['template-rerender'] ?? 0) > 0) options.summary.templateRerenderRollouts += 1;
     if (report.samples.length === 0) continue;
     const samples = report.samples.map((sample): KeptSample => {
       const conversation = conversations.get(sample);

@@ -1,4 +1,5 @@
 import type { DatasetStats, HistogramBin } from './dataset-stats.js';
+import type { ExportSummary } from './export-options.js';
 
 /** Characters of the longest bar. */
 const BAR_WIDTH = 30;
@@ -18,6 +19,7 @@ export function formatDatasetStats(stats: DatasetStats): string {
     `dropped: ${formatCounts(summary.dropped)}`,
     `skipped calls: ${formatCounts(summary.skippedCalls)}`,
     `chain breaks: ${formatCounts(summary.drift)}`,
+    formatZeroVarianceGroups(summary),
     `statuses: ${formatCounts(stats.statuses)}`,
     `faithful: ${stats.faithful.faithful}  not faithful: ${stats.faithful.notFaithful}`,
     `policy versions (samples): ${formatCounts(stats.policyVersions)}${stats.unversionedSamples > 0 ? `  unversioned ${stats.unversionedSamples}` : ''}`,
@@ -58,4 +60,17 @@ function tokenRange(bin: HistogramBin): string {
 /** Four significant digits, no trailing zeros; rounding noise (a group's advantages summing to 1e-17) shows as 0. */
 function number(value: number): string {
   return Math.abs(value) < 1e-12 ? '0' : String(Number(value.toPrecision(4)));
+}
+
+/**
+ * The summary line of zero-variance groups (rewards all equal: advantage 0, nothing to learn), pointing to
+ * `--drop-zero-variance` when they were exported.
+ *
+ * @example formatZeroVarianceGroups(summary); // 'zero-variance groups: 2 (all rewards equal, advantage 0: --drop-zero-variance leaves them out)'
+ */
+export function formatZeroVarianceGroups(summary: ExportSummary): string {
+  const count = summary.zeroVarianceGroups;
+  if (count === 0) return 'zero-variance groups: none';
+  if ((summary.dropped.zero_variance_group ?? 0) > 0) return `zero-variance groups: ${count} (left out by --drop-zero-variance)`;
+  return `zero-variance groups: ${count} (all rewards equal, advantage 0: --drop-zero-variance leaves them out)`;
 }

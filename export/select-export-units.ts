@@ -1,5 +1,6 @@
 import type { ExportUnitsFilter, RolloutRow, Store } from '../store/index.js';
 import type { ExportFilters } from './export-options.js';
+import { ROLLOUT_FILTER_REASONS } from './select-rollouts.js';
 
 /**
  * What an export hands a trainer together: a group's rollouts (sessions sharing a `groupId`), or one session in no
@@ -28,6 +29,11 @@ export interface ExportUnits {
   /** the sessions the units hold, before rollout-level filters (for a progress bar) */
   sessionsTotal: number;
   units: Iterable<ExportUnit>;
+  /**
+   * the sessions of the units the store skipped (no session of theirs matches), by the `dropped` reason of the
+   * filter that left their unit without a match (ROLLOUT_FILTER_REASONS; filters applied one by one in that order)
+   */
+  skipped: Record<string, number>;
 }
 
 /** Units listed per store query: memory holds one page of ids and one unit's sessions, whatever the store holds. */
@@ -46,8 +52,30 @@ export function selectExportUnits(store: UnitSelectionSource, options: SelectExp
   if (options.groupIds !== undefined) return namedGroups(store, options.groupIds);
   const filter = storeFilter(options.filters ?? {});
   const pageSize = options.pageSize ?? DEFAULT_UNIT_PAGE;
-  return { sessionsTotal: store.countExportSessions(filter), units: pagedUnits(store, filter, pageSize) };
+  const { sessionsTotal, skipped } = countSkippedSessions(store, filter);
+  return { sessionsTotal, units: pagedUnits(store, filter, pageSize), skipped };
 }
+
+/**
+ * The store's filters one at a time, each count against the one before: what each filter skipped, so an export
+ * that selects nothing can name the filter that emptied it (issue 14). One count per filter given, none without.
+ */
+function countSkippedSessions(store: UnitSelectionSource, filter: ExportUnitsFilter): { sessionsTotal: number; skipped: Record<string, number> } {
+  const skipped: Record<string, number> = {};
+  const keys = STORE_FILTER_KEYS.filter((key) => filter[key] !== undefined);
+  let remaining = store.countExportSessions(keys.length === 0 ? filter : {});
+  const partial: Record<string, unknown> = {};
+  for (const key of keys) {
+    partial[key] = filter[key];
+    const count = store.countExportSessions(partial as ExportUnitsFilter);
+    if (remaining > count) skipped[ROLLOUT_FILTER_REASONS[key]] = remaining - count;
+    remaining = count;
+  }
+  return { sessionsTotal: remaining, skipped };
+}
+
+/** The filters the store checks, in the order rolloutFilterReason checks them. */
+const STORE_FILTER_KEYS = ['since', 'until', 'tags', 'split', 'sessionIds', 'groupIds'] as const satisfies ReadonlyArray<keyof ExportUnitsFilter>;
 
 function* pagedUnits(store: UnitSelectionSource, filter: ExportUnitsFilter, pageSize: number): Generator<ExportUnit> {
   let afterPosition = 0;
@@ -76,7 +104,7 @@ function namedGroups(store: UnitSelectionSource, groupIds: readonly string[]): E
       if (unit !== null) yield unit;
     }
   }
-  return { sessionsTotal, units: units() };
+  return { sessionsTotal, units: units(), skipped: {} };
 }
 
 function groupUnit(store: UnitSelectionSource, groupId: string): ExportUnit | null {

@@ -181,7 +181,7 @@ export interface RewardRow {
   value: number;
   /** named parts, when given (`{ correct: 1, style: 0.5 }`) */
   components: Record<string, number> | null;
-  /** who posted it: 'admin' | 'session-key' | 'library' */
+  /** who posted it: 'admin' | 'session-key' | 'library' | 'cli' (tokentap reward) */
   source: string;
   createdAt: number;
 }

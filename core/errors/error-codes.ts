@@ -154,6 +154,10 @@ export const ERROR_CODES = {
   EXPORT_NO_TOKENIZER: { message: 'no tokenizer.json in the model folder', userMistake: true },
   /** a row value a writer cannot store faithfully (NaN or Infinity, a wrong type for its column, null where not nullable) */
   EXPORT_INVALID_VALUE: { message: 'a row value cannot be written faithfully', userMistake: false },
+  /** a rewards file (`--rewards FILE`) with lines that cannot be used: no JSON object, an unknown session, a reward outside the reward rule */
+  EXPORT_INVALID_REWARDS: { message: 'the rewards file has lines that cannot be used', userMistake: true },
+  /** `failOnEmpty` (`--fail-on-empty`) and the selection yields no sample: nothing is written (`details.summary` says what was dropped) */
+  EXPORT_EMPTY: { message: 'the export holds no sample', userMistake: false },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -38,7 +38,9 @@ const gatewayState = z.object({
 
 const exportSummary = z.object({
   sessions: z.number().int(), groups: z.number().int(), samples: z.number().int(), tokens: z.number().int(), trainedTokens: z.number().int(),
-  dropped: z.record(z.string(), z.number()), skippedCalls: z.record(z.string(), z.number()), drift: z.record(z.string(), z.number()), bytes: z.number().int(),
+  dropped: z.record(z.string(), z.number()), skippedCalls: z.record(z.string(), z.number()), drift: z.record(z.string(), z.number()),
+  templateRerenderRollouts: z.number().int().describe('selected rollouts whose chain broke at template-rerender'),
+  zeroVarianceGroups: z.number().int().describe('groups whose rewards are all equal (advantage 0)'), bytes: z.number().int(),
 });
 
 const pulledBatch = z.object({

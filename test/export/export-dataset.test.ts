@@ -21,7 +21,8 @@ describe('exportDataset', () => {
       chat_template_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       format: 'slime',
       strategy: 'merge',
-      advantage: '{"estimator":"rloo"}',
+      // the estimator as it ran, defaults filled in (issue 14)
+      advantage: '{"estimator":"rloo","dropZeroVarianceGroups":false}',
       filters: '{"split":"train"}',
     });
     expect(metadata.tokentap_version).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);

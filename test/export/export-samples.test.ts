@@ -120,6 +120,9 @@ describe('exportSamples on recorded rollouts', () => {
       dropped: { status_failed: 1 },
       skippedCalls: {},
       drift,
+      // the third task-a rollout breaks at template-rerender; task-b (0.5, 0.5) and the val rollout (a group of one) have no spread
+      templateRerenderRollouts: 1,
+      zeroVarianceGroups: 2,
       bytes: 0,
     });
   });

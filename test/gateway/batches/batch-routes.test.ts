@@ -95,6 +95,16 @@ describe('GET /tokentap/v1/batches', () => {
     expect((generic.body.rows as Array<{ reward: unknown }>).map((row) => row.reward)).toEqual([0, 1]);
   });
 
+  it('counts in its summary the rollouts a filter leaves out and the groups whose rewards are all equal, as a file export does (issue 14)', async () => {
+    const gateway = await start();
+    await runGroup(gateway, 'task-a', [0, 1, 1]);
+    await runGroup(gateway, 'task-b', [1, 1]);
+    const batch = await pull(gateway, { format: 'verl', minGroups: '2', waitMs: '0', rewardMin: '0.5' });
+    expect(batch.status).toBe(200);
+    // task-a keeps its two rollouts of reward 1: both groups are then without spread
+    expect(batch.body.summary).toMatchObject({ sessions: 4, samples: 4, dropped: { filter_reward_min: 1 }, zeroVarianceGroups: 2 });
+  });
+
   it('answers 204 when waitMs passes before minGroups groups are complete', async () => {
     const gateway = await start();
     await runGroup(gateway, 'task-a', [1]);
