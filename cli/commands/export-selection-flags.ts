@@ -1,6 +1,11 @@
-import type { ExportSelection } from '../../export/export-options.js';
+import { readFileSync } from 'node:fs';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
+import type { ExportSelection, RewardOverride } from '../../export/export-options.js';
 import { parseExportQuery } from '../../export/parse-export-query.js';
 import { withFlagNames } from './name-export-flags.js';
+import { readRewardOverrides } from '../../export/read-reward-overrides.js';
+import type { Store } from '../../store/index.js';
+import { UsageError } from '../usage-error.js';
 
 /** The selection flags `export` and `stats` share: filters, strategy, advantages (docs/export.md). */
 export const EXPORT_SELECTION_OPTIONS = {
@@ -23,6 +28,8 @@ export const EXPORT_SELECTION_OPTIONS = {
   'no-std-norm': { type: 'boolean' },
   epsilon: { type: 'string' },
   'drop-zero-variance': { type: 'boolean' },
+  rewards: { type: 'string' },
+  'fail-on-empty': { type: 'boolean' },
 } as const;
 
 export const EXPORT_SELECTION_HELP = `Selection (rollouts first, then samples; every drop is counted in the summary):
@@ -42,6 +49,11 @@ Advantages:
   --no-std-norm               grpo without dividing by the group's std
   --epsilon X                 added to the std (default 1e-6)
   --drop-zero-variance        drop groups whose rewards are all equal
+Rewards and empty results:
+  --rewards FILE              session rewards for this run only, read-only on the database: JSON Lines of
+                              {"session": ID, "reward": X, "components": {...}} (docs/rollouts.md)
+  --fail-on-empty             exit 1, writing nothing, when no sample is left (pass it in CI and scripts;
+                              without it an empty selection warns on stderr and exits 0)
 `;
 
 /** CLI flag -> the pull API's query key: one parser (export/parse-export-query.ts) serves both. */
@@ -84,4 +96,31 @@ export function parseSelectionFlags(values: Record<string, string | boolean | un
   } catch (error) {
     throw withFlagNames(error, QUERY_KEYS, values);
   }
+}
+
+/** Problems listed by line before the rest are only counted. */
+const LISTED_PROBLEMS = 20;
+
+/**
+ * The `--rewards FILE` of export and stats (undefined without it), checked against the database before anything is
+ * written: every line that cannot be used is named with its line number (EXPORT_INVALID_REWARDS, exit 2).
+ *
+ * @example const rewardOverrides = readRewardsOption('rewards.jsonl', store); // Map { 'r-1' => { value: 1, components: null } }
+ */
+export function readRewardsOption(path: string | undefined, store: Pick<Store, 'getRollout'>): Map<string, RewardOverride> | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --rewards ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  const { overrides, problems } = readRewardOverrides(text, { hasSession: (sessionId) => store.getRollout(sessionId) !== null });
+  if (problems.length === 0) return overrides;
+  const listed = problems.slice(0, LISTED_PROBLEMS).map((problem) => `\n  ${path}:${problem.line}: ${problem.message}`);
+  const more = problems.length > LISTED_PROBLEMS ? `\n  ... and ${problems.length - LISTED_PROBLEMS} more` : '';
+  throw new TokentapError('EXPORT_INVALID_REWARDS', {
+    message: `--rewards ${path}: ${problems.length} line${problems.length === 1 ? '' : 's'} cannot be used, nothing was written${listed.join('')}${more}`,
+    details: { path, problems },
+  });
 }

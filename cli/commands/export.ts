@@ -1,11 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { isTokentapError } from '../../core/errors/tokentap-error.js';
 import type { ExportDatasetResult } from '../../export/export-dataset.js';
+import type { ExportSummary } from '../../export/export-options.js';
 import { TRAINER_FORMATS } from '../../trainer-adapters/index.js';
 import { createProgressBar } from '../progress-bar.js';
 import { UsageError } from '../usage-error.js';
-import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags } from './export-selection-flags.js';
+import { formatZeroVarianceGroups } from '../../export/format-dataset-stats.js';
+import { adviseExport, writeAdvice } from './export-advice.js';
+import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags, readRewardsOption } from './export-selection-flags.js';
 import { openStoreForReading } from './sessions.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
@@ -68,10 +72,14 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
+    // checked against the database before anything is written: a bad line is EXPORT_INVALID_REWARDS, exit 2
+    const rewardOverrides = readRewardsOption(values.rewards, store);
     const { exportDataset } = await import('../../export/export-dataset.js');
     // an unknown format or shape, a bad option or a refused path is a user's mistake: exit 2 by the one rule (cli/report-failure.ts)
-    const result = await exportDataset(store, {
+    const exported = await emptyAsNull(exportDataset(store, {
       ...selection,
+      ...(rewardOverrides === undefined ? {} : { rewardOverrides }),
+      failOnEmpty: values['fail-on-empty'] === true,
       format: values.format,
       out: values.out,
       ...(values.shape === undefined ? {} : { shape: values.shape }),
@@ -79,15 +87,30 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
       ...(modelDir === undefined ? {} : { modelDir }),
       onProgress: ({ sessionsDone, sessionsTotal }) => bar.update(sessionsDone, sessionsTotal),
       signal: interrupt.signal,
-    });
+    }));
     bar.finish();
-    if (values.quiet !== true) process.stdout.write(formatExportSummary(result, (performance.now() - started) / 1000));
-    return 0;
+    const { result, summary } = exported;
+    if (result !== null && values.quiet !== true) process.stdout.write(formatExportSummary(result, (performance.now() - started) / 1000));
+    writeAdvice(process.stderr, adviseExport(store, summary, { selection, format: values.format }), { quiet: values.quiet === true });
+    if (result !== null) return 0;
+    process.stderr.write(`tokentap: --fail-on-empty: nothing was written to ${values.out}\n`);
+    return 1;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     bar.finish();
     store.close();
+  }
+}
+
+/** The export's result, or null with the summary when --fail-on-empty refused to write an empty dataset. */
+async function emptyAsNull(exported: Promise<ExportDatasetResult>): Promise<{ result: ExportDatasetResult | null; summary: ExportSummary }> {
+  try {
+    const result = await exported;
+    return { result, summary: result.summary };
+  } catch (error) {
+    if (!isTokentapError(error, 'EXPORT_EMPTY')) throw error;
+    return { result: null, summary: error.details?.summary as ExportSummary };
   }
 }
 
@@ -121,6 +144,7 @@ export function formatExportSummary(result: ExportDatasetResult, seconds: number
     `  dropped: ${formatCounts(summary.dropped)}`,
     `  calls with no sample: ${formatCounts(summary.skippedCalls)}`,
     `  chain breaks: ${formatCounts(summary.drift)}`,
+    `  ${formatZeroVarianceGroups(summary)}`,
     `  tokenizer ${result.provenance.tokenizer_hash}, chat template ${result.provenance.chat_template_hash}`,
   ];
   return lines.join('\n') + '\n';

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../usage-error.js';
-import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags } from './export-selection-flags.js';
+import { adviseExport, writeAdvice } from './export-advice.js';
+import { EXPORT_SELECTION_HELP, EXPORT_SELECTION_OPTIONS, parseSelectionFlags, readRewardsOption } from './export-selection-flags.js';
 import { openStoreForReading } from './sessions.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
@@ -26,11 +27,14 @@ export async function runStats(args: string[], env: NodeJS.ProcessEnv): Promise<
   const selection = parseSelectionFlags(values);
   const store = openStoreForReading(resolveStorePath(values, env));
   try {
+    const rewardOverrides = readRewardsOption(values.rewards, store);
     const { computeDatasetStats } = await import('../../export/dataset-stats.js');
     const { formatDatasetStats } = await import('../../export/format-dataset-stats.js');
-    const stats = computeDatasetStats(store, selection);
+    const stats = computeDatasetStats(store, { ...selection, ...(rewardOverrides === undefined ? {} : { rewardOverrides }) });
     process.stdout.write(values.json === true ? JSON.stringify(stats) + '\n' : formatDatasetStats(stats));
-    return 0;
+    // on stderr, so --json stays one JSON object
+    writeAdvice(process.stderr, adviseExport(store, stats.summary, { selection }), { quiet: false });
+    return stats.summary.samples === 0 && values['fail-on-empty'] === true ? 1 : 0;
   } finally {
     store.close();
   }
