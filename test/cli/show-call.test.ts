@@ -74,6 +74,17 @@ describe('tokentap show', () => {
     expect(result.stdout).toMatch(/\nresponse: assistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/);
   });
 
+  it('--call reads Responses API input items (instructions, function_call, function_call_output)', () => {
+    const result = runCli(['show', 'codex', '--db', fixture.db, '--call', '1']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('  openai-responses /s/codex/v1/responses');
+    expect(result.stdout).toContain(
+      'request: 4 messages, as the harness sent them; tools: calculator\n[1] system\n    You add numbers.\n[2] user\n    What is 17 + 25? Use the calculator.\n' +
+        '[3] assistant\n    tool call calculator call_01:\n      {"a":17,"b":25}\n[4] tool\n    tool result for call_01:\n      42\n',
+    );
+    expect(result.stdout).toMatch(/\nresponse: assistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/);
+  });
+
   it('--call --json gives the call, its readable messages and reply, and the bodies as recorded', () => {
     const result = runCli(['show', 'agent', '--db', fixture.db, '--call', '2', '--json']);
     expect(result.status, result.stderr).toBe(0);

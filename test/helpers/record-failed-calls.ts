@@ -41,6 +41,7 @@ const SCRIPT: SimScript = {
  * - session `agent`: a tool call (non-streamed, long system prompt), the answer after the tool result (streamed),
  *   then a call naming a model the backend does not serve (vLLM's 404 `The model \`gpt-4o\` does not exist.`);
  * - session `claude`: one Anthropic Messages call whose history holds a tool_use and its tool_result;
+ * - session `codex`: one Responses API call whose input holds a function_call and its output;
  * - session `down`: one call through a gateway whose backend is not listening (TT_BACKEND_UNREACHABLE).
  */
 export async function recordFailedCalls(): Promise<FailedCallsFixture> {
@@ -80,6 +81,21 @@ export async function recordFailedCalls(): Promise<FailedCallsFixture> {
       }),
     });
     if (claude.status !== 200) throw new Error(`the Anthropic call failed: ${claude.status} ${await claude.text()}`);
+    const codex = await fetch(`${setup.url}/s/codex/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'Qwen/Qwen3-8B',
+        instructions: 'You add numbers.',
+        tools: [{ type: 'function', name: 'calculator', description: 'Adds two integers.', parameters: CALCULATOR.function.parameters }],
+        input: [
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is 17 + 25? Use the calculator.' }] },
+          { type: 'function_call', call_id: 'call_01', name: 'calculator', arguments: '{"a":17,"b":25}' },
+          { type: 'function_call_output', call_id: 'call_01', output: '42' },
+        ],
+      }),
+    });
+    if (codex.status !== 200) throw new Error(`the Responses call failed: ${codex.status} ${await codex.text()}`);
   } finally {
     await setup.close();
   }
