@@ -28,7 +28,9 @@ export const SESSION_FILTER_HELP = `  --group G           sessions of GRPO group
 
 const STATUSES: readonly SessionStatus[] = ['open', ...SESSION_END_STATUSES];
 
-type FilterValues = { [key in keyof typeof SESSION_FILTER_OPTIONS]?: (typeof SESSION_FILTER_OPTIONS)[key]['type'] extends 'boolean' ? boolean : string };
+type FilterValues = {
+  [key in keyof typeof SESSION_FILTER_OPTIONS]?: (typeof SESSION_FILTER_OPTIONS)[key]['type'] extends 'boolean' ? boolean : string;
+};
 
 /**
  * The store filter the flags ask for; a value that is no status, time or number is a UsageError naming the flag.
@@ -39,12 +41,14 @@ export function parseSessionFilter(values: FilterValues): SessionFilter {
   const filter: SessionFilter = {};
   if (values.group !== undefined) filter.groupId = values.group;
   if (values.status !== undefined) {
-    if (!STATUSES.includes(values.status as SessionStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')} (got ${JSON.stringify(values.status)})`);
+    if (!STATUSES.includes(values.status as SessionStatus))
+      throw new UsageError(`--status must be one of ${STATUSES.join(', ')} (got ${JSON.stringify(values.status)})`);
     filter.status = values.status as SessionStatus;
   }
   if (values.since !== undefined) filter.since = parseTime(values.since, '--since');
   if (values.until !== undefined) filter.until = parseTime(values.until, '--until');
-  if (filter.since !== undefined && filter.until !== undefined && filter.since >= filter.until) throw new UsageError('--since must be before --until');
+  if (filter.since !== undefined && filter.until !== undefined && filter.since >= filter.until)
+    throw new UsageError('--since must be before --until');
   if (values['min-reward'] !== undefined) filter.minReward = parseNumber(values['min-reward'], '--min-reward');
   if (values['max-reward'] !== undefined) filter.maxReward = parseNumber(values['max-reward'], '--max-reward');
   if (values['has-reward'] === true) filter.hasReward = true;

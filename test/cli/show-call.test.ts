@@ -35,9 +35,9 @@ describe('tokentap show', () => {
     expect(result.status, result.stderr).toBe(0);
     const text = result.stdout;
     expect(text).toMatch(
-      /^call #2 [0-9a-f-]{36} \(session agent\)\n  openai-chat \/s\/agent\/v1\/chat\/completions  model Qwen\/Qwen3-8B  stream\n  status ok  http 200  finish stop/,
+      /^call #2 [0-9a-f-]{36} \(session agent\)\n {2}openai-chat \/s\/agent\/v1\/chat\/completions {2}model Qwen\/Qwen3-8B {2}stream\n {2}status ok {2}http 200 {2}finish stop/,
     );
-    expect(text).toMatch(/\n  tokens backend: prompt \d+, completion \d+\n  flags: none\n/);
+    expect(text).toMatch(/\n {2}tokens backend: prompt \d+, completion \d+\n {2}flags: none\n/);
     expect(text).toContain('request: 4 messages, as the harness sent them; tools: calculator\n[1] system\n    You are a careful assistant.');
     expect(text).toContain(`\n    … [${fixture.systemPrompt.length - 1000} characters folded; --full shows all] …\n`);
     expect(text).toMatch(
