@@ -13,11 +13,15 @@ export function assertModelDir(modelDir: string): void {
   try {
     stats = statSync(modelDir, { throwIfNoEntry: false });
   } catch (error) {
-    throw new UsageError(`--model-dir ${modelDir}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+    throw new UsageError(`--model-dir ${modelDir}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
+      cause: error,
+    });
   }
   if (stats === undefined) throw new UsageError(`--model-dir ${modelDir}: no such folder`);
   if (!stats.isDirectory()) throw new UsageError(`--model-dir ${modelDir}: not a folder (give the model's folder, not a file in it)`);
   if (!existsSync(join(modelDir, 'tokenizer.json'))) {
-    throw new UsageError(`--model-dir ${modelDir}: no tokenizer.json (give a Hugging Face model folder, with tokenizer.json and tokenizer_config.json)`);
+    throw new UsageError(
+      `--model-dir ${modelDir}: no tokenizer.json (give a Hugging Face model folder, with tokenizer.json and tokenizer_config.json)`,
+    );
   }
 }

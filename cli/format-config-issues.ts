@@ -25,7 +25,8 @@ export interface ConfigIssuesOptions {
  */
 export function formatConfigIssues(error: z.ZodError, options: ConfigIssuesOptions): string {
   const keys = new Set(options.keys);
-  const rename = (message: string): string => message.replace(/\b[a-zA-Z][a-zA-Z0-9]*\b/g, (word) => (keys.has(word) ? options.sourceOf(word).name : word));
+  const rename = (message: string): string =>
+    message.replace(/\b[a-zA-Z][a-zA-Z0-9]*\b/g, (word) => (keys.has(word) ? options.sourceOf(word).name : word));
   return error.issues
     .map((issue) => {
       if (issue.code === 'unrecognized_keys') {

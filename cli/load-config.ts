@@ -66,9 +66,14 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
   const parsed = gatewayConfigSchema.safeParse(merged);
   if (!parsed.success) {
     // each bad value named where the user set it: a flag, an environment variable or a key of the config file
-    const fromFile = (key: string): SettingSource => ({ name: JSON.stringify(key), label: `${JSON.stringify(key)} in ${configPath ?? 'the config file'}` });
+    const fromFile = (key: string): SettingSource => ({
+      name: JSON.stringify(key),
+      label: `${JSON.stringify(key)} in ${configPath ?? 'the config file'}`,
+    });
     const sourceOf = (key: string): SettingSource => sources.get(key) ?? fromFile(key);
-    throw new UsageError(`invalid configuration: ${formatConfigIssues(parsed.error, { keys: CONFIG_KEYS, sourceOf, unknownKeysWhere: ` in ${configPath ?? 'the config file'}` })}`);
+    throw new UsageError(
+      `invalid configuration: ${formatConfigIssues(parsed.error, { keys: CONFIG_KEYS, sourceOf, unknownKeysWhere: ` in ${configPath ?? 'the config file'}` })}`,
+    );
   }
   return parsed.data;
 }

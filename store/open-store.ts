@@ -180,7 +180,8 @@ function isInMemory(path: string): boolean {
  * "unable to open database file". The folder is never created: a mistyped path must not become a new, empty store.
  */
 function assertDatabasePath(path: string): void {
-  if (statOrNull(path)?.isDirectory() === true) throw new TokentapError('STORE_NOT_A_DATABASE', { message: `${path} is a folder, not a database file` });
+  if (statOrNull(path)?.isDirectory() === true)
+    throw new TokentapError('STORE_NOT_A_DATABASE', { message: `${path} is a folder, not a database file` });
   const folder = dirname(path);
   const folderStat = statOrNull(folder);
   if (folderStat === null) throw new TokentapError('STORE_NO_FOLDER', { message: `${path}: the folder ${folder} does not exist (create it first)` });

@@ -54,7 +54,8 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
     process.stdout.write(EXPORT_HELP());
     return 0;
   }
-  if (values.format === undefined) throw new UsageError(`give --format NAME\n\nFormats:\n${formatList()}`);
+  // one line, as every mistake is (the smoke test holds it); --help describes each format
+  if (values.format === undefined) throw new UsageError(`give --format NAME: ${TRAINER_FORMATS.map((entry) => entry.format).join(', ')} (tokentap export --help describes each)`);
   if (values.out === undefined) throw new UsageError('give --out PATH (.jsonl or .parquet)');
   // a folder first: --force replaces a file, never a folder, so it must not be suggested for one
   if (isFolder(values.out)) {

@@ -8,7 +8,11 @@ import { formatConfigIssues } from '../format-config-issues.js';
  *
  * @example throw withFlagNames(error, { advantage: 'estimator' }, { advantage: 'foo' }); // '... --advantage "foo": Invalid option ...'
  */
-export function withFlagNames(error: unknown, queryKeys: Readonly<Record<string, string>>, values: Readonly<Record<string, string | boolean | undefined>>): unknown {
+export function withFlagNames(
+  error: unknown,
+  queryKeys: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string | boolean | undefined>>,
+): unknown {
   if (!isTokentapError(error, 'EXPORT_INVALID_OPTION') || !(error.cause instanceof z.ZodError)) return error;
   const flagOf = new Map(Object.entries(queryKeys).map(([flag, key]) => [key, flag]));
   flagOf.set('normalizeStd', 'no-std-norm');

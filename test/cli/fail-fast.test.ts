@@ -21,7 +21,12 @@ afterEach(() => temp.remove());
 const HUNG_MS = 30_000;
 
 function runCli(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: temp.path, encoding: 'utf8', timeout: HUNG_MS, env: { PATH: process.env.PATH, ...env } });
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: temp.path,
+    encoding: 'utf8',
+    timeout: HUNG_MS,
+    env: { PATH: process.env.PATH, ...env },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -48,7 +53,14 @@ async function listenOn(host: string): Promise<{ server: Server; port: number }>
 }
 
 /** Every command that opens a database, with what else it needs to get that far. */
-const READERS = [['sessions'], ['show', 'run-1'], ['diagnose', 'run-1'], ['stats'], ['export', '--format', 'verl', '--out', 'out.jsonl'], ['migrate']];
+const READERS = [
+  ['sessions'],
+  ['show', 'run-1'],
+  ['diagnose', 'run-1'],
+  ['stats'],
+  ['export', '--format', 'verl', '--out', 'out.jsonl'],
+  ['migrate'],
+];
 
 describe('tokentap serve fails fast on an address it cannot listen on (issue 14)', () => {
   it('exits 2 at once with one line naming the address in use and what to do', async () => {
@@ -63,13 +75,22 @@ describe('tokentap serve fails fast on an address it cannot listen on (issue 14)
 
   it('exits 2 with one line for an address this machine does not have (EADDRNOTAVAIL)', () => {
     // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a local address
-    expectOneLine(runCli(['serve', '--host', '192.0.2.1', '--port', '0', '--db', temp.file('s.db')]), /cannot listen on 192\.0\.2\.1:0: .*not an address of this machine.*--host/);
+    expectOneLine(
+      runCli(['serve', '--host', '192.0.2.1', '--port', '0', '--db', temp.file('s.db')]),
+      /cannot listen on 192\.0\.2\.1:0: .*not an address of this machine.*--host/,
+    );
   });
 
   it('refuses a --model-dir that is not a model folder before it listens', () => {
-    expectOneLine(runCli(['serve', '--port', '0', '--db', temp.file('s.db'), '--model-dir', temp.file('nope')]), /--model-dir .*nope: no such folder/);
+    expectOneLine(
+      runCli(['serve', '--port', '0', '--db', temp.file('s.db'), '--model-dir', temp.file('nope')]),
+      /--model-dir .*nope: no such folder/,
+    );
     mkdirSync(temp.file('empty-model'));
-    expectOneLine(runCli(['serve', '--port', '0', '--db', temp.file('s.db'), '--model-dir', temp.file('empty-model')]), /--model-dir .*empty-model: no tokenizer\.json/);
+    expectOneLine(
+      runCli(['serve', '--port', '0', '--db', temp.file('s.db'), '--model-dir', temp.file('empty-model')]),
+      /--model-dir .*empty-model: no tokenizer\.json/,
+    );
   });
 });
 
@@ -89,7 +110,10 @@ describe('a --db that is no database is one line and exit 2, for every command (
 
   it('a path in a folder that does not exist: readers find no database, serve creates none and says so', () => {
     for (const args of READERS) expectOneLine(runCli([...args, '--db', '/nonexistent/dir/x.db']), /no database at \/nonexistent\/dir\/x\.db/);
-    expectOneLine(runCli(['serve', '--port', '0', '--db', '/nonexistent/dir/x.db']), /\/nonexistent\/dir\/x\.db: the folder \/nonexistent\/dir does not exist/);
+    expectOneLine(
+      runCli(['serve', '--port', '0', '--db', '/nonexistent/dir/x.db']),
+      /\/nonexistent\/dir\/x\.db: the folder \/nonexistent\/dir does not exist/,
+    );
   });
 
   it('a database from a newer tokentap (STORE_SCHEMA_TOO_NEW)', () => {
@@ -127,7 +151,11 @@ describe('tokentap export refuses an --out it cannot write, before writing anyth
       expect(result.stderr).not.toContain('--force');
       expectOneLine(exportTo(db, temp.file('out.jsonl'), ...more), /out\.jsonl is a folder: give the dataset file's path/);
     }
-    expect(readdirSync(temp.path).filter((name) => !name.startsWith('t.db')).sort()).toEqual(['out', 'out.jsonl']);
+    expect(
+      readdirSync(temp.path)
+        .filter((name) => !name.startsWith('t.db'))
+        .sort(),
+    ).toEqual(['out', 'out.jsonl']);
     expect(readdirSync(temp.file('out.jsonl'))).toEqual([]);
   });
 });

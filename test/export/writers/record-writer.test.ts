@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExportPathError } from '../../../export/writers/export-path-error.js';
 import { createRecordWriter } from '../../../export/writers/record-writer.js';
@@ -36,6 +36,28 @@ describe('createRecordWriter', () => {
     const error = pathError(() => createRecordWriter({ path: folder.file('missing/out.jsonl'), columns: COLUMNS, metadata: {} }));
     expect(error.code).toBe('EXPORT_NO_PARENT_DIR');
     expect(error.message).toContain(folder.file('missing'));
+  });
+
+  it('names a folder that is a file as a file, not as missing (issue 14)', () => {
+    writeFileSync(folder.file('README.md'), '# x\n');
+    const error = pathError(() => createRecordWriter({ path: folder.file('README.md/out.jsonl'), columns: COLUMNS, metadata: {} }));
+    expect(error.code).toBe('EXPORT_NO_PARENT_DIR');
+    expect(error.message).toBe(`${folder.file('README.md/out.jsonl')}: ${folder.file('README.md')} is a file, not a folder`);
+  });
+
+  it('refuses a folder at the path, with force too, and a folder that takes no file, before writing (issue 14)', () => {
+    mkdirSync(folder.file('out.jsonl'));
+    for (const force of [false, true]) {
+      const error = pathError(() => createRecordWriter({ path: folder.file('out.jsonl'), columns: COLUMNS, metadata: {}, force }));
+      expect(error.code).toBe('EXPORT_PATH_NOT_WRITABLE');
+      expect(error.message).toMatch(/out\.jsonl is a folder: give the dataset file's path/);
+    }
+    // /proc exists and is a folder, but creates no files (ENOENT), whoever runs the test, root included
+    const proc = pathError(() => createRecordWriter({ path: '/proc/out.jsonl', columns: COLUMNS, metadata: {} }));
+    expect(proc.code).toBe('EXPORT_PATH_NOT_WRITABLE');
+    expect(proc.message).toBe('cannot write /proc/out.jsonl: this folder takes no new files in /proc');
+    expect(readdirSync(folder.path)).toEqual(['out.jsonl']);
+    expect(readdirSync(folder.file('out.jsonl'))).toEqual([]);
   });
 
   describe.each(['jsonl', 'parquet'])('%s', (extension) => {
