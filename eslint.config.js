@@ -27,10 +27,15 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
-      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // `typeof import('x')` stays allowed: vitest's importOriginal<typeof import('x')>() and lazy requires need it
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       'no-console': 'error',
     },
   },
@@ -40,8 +45,17 @@ export default tseslint.config(
   { files: ['core/**'], rules: mayNotImport(['model-format', 'store', ...ABOVE_STORE], 'core/ is the ground floor: it imports nothing of tokentap') },
   { files: ['model-format/**'], rules: mayNotImport(['store', ...ABOVE_STORE], 'model-format/ imports only core/') },
   { files: ['store/**'], rules: mayNotImport(['model-format', ...ABOVE_STORE], 'store/ imports only core/') },
-  { files: ['reconstruct/**'], rules: mayNotImport(['trainer-adapters', 'export', 'gateway', 'cli', 'sim', 'index\\.js'], 'reconstruct/ sits below trainer-adapters/, export/ and gateway/') },
-  { files: ['trainer-adapters/**'], rules: mayNotImport(['export', 'gateway', 'cli', 'sim', 'index\\.js'], 'trainer-adapters/ sit below export/ and gateway/') },
+  {
+    files: ['reconstruct/**'],
+    rules: mayNotImport(
+      ['trainer-adapters', 'export', 'gateway', 'cli', 'sim', 'index\\.js'],
+      'reconstruct/ sits below trainer-adapters/, export/ and gateway/',
+    ),
+  },
+  {
+    files: ['trainer-adapters/**'],
+    rules: mayNotImport(['export', 'gateway', 'cli', 'sim', 'index\\.js'], 'trainer-adapters/ sit below export/ and gateway/'),
+  },
   { files: ['export/**'], rules: mayNotImport(['gateway', 'cli', 'sim', 'index\\.js'], 'export/ knows no HTTP: it sits below gateway/') },
   { files: ['gateway/**'], rules: mayNotImport(['cli', 'sim', 'index\\.js'], 'gateway/ sits below cli/ and index.ts, and never uses the simulator') },
   {

@@ -105,13 +105,27 @@ async function main(): Promise<void> {
   mkdirSync('.tmp', { recursive: true });
   const largest = Number(values.sessions);
   const sizes = [Math.max(1, Math.floor(largest / 4)), largest];
-  process.stdout.write(`bench/export: merge strategy, generic columns, ${values.turns} turns per session, ${values['system-tokens']}-token system prompt, ${values['turn-tokens']} tokens per turn\n`);
-  process.stdout.write(`${['file', 'sessions', 'samples', 'Mtokens', 'MB', 'samples/s', 'MB/s', 'MB/cpu-s', 'peakMB', 'x floor'].map((cell, index) => (index === 0 ? cell.padEnd(8) : cell.padStart(index === 5 || index === 7 || index === 9 ? 10 : 8))).join('  ')}\n`);
+  process.stdout.write(
+    `bench/export: merge strategy, generic columns, ${values.turns} turns per session, ${values['system-tokens']}-token system prompt, ${values['turn-tokens']} tokens per turn\n`,
+  );
+  process.stdout.write(
+    `${['file', 'sessions', 'samples', 'Mtokens', 'MB', 'samples/s', 'MB/s', 'MB/cpu-s', 'peakMB', 'x floor'].map((cell, index) => (index === 0 ? cell.padEnd(8) : cell.padStart(index === 5 || index === 7 || index === 9 ? 10 : 8))).join('  ')}\n`,
+  );
   for (const sessions of sizes) {
-    const params: BenchStoreParams = { sessions, turns: Number(values.turns), systemTokens: Number(values['system-tokens']), turnTokens: Number(values['turn-tokens']), driftRate: 0.05 };
+    const params: BenchStoreParams = {
+      sessions,
+      turns: Number(values.turns),
+      systemTokens: Number(values['system-tokens']),
+      turnTokens: Number(values['turn-tokens']),
+      driftRate: 0.05,
+    };
     const storePath = makeBenchStore(params);
     for (const fileType of FILE_TYPES) {
-      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', String(sessions), '--store', storePath, '--file-type', fileType], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const child = spawnSync(
+        process.execPath,
+        [fileURLToPath(import.meta.url), '--child', String(sessions), '--store', storePath, '--file-type', fileType],
+        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      );
       if (child.status !== 0) throw new Error(`export child failed: ${child.stderr}`);
       process.stdout.write(`${row(JSON.parse(child.stdout) as Measurement)}\n`);
     }

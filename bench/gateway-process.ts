@@ -51,8 +51,22 @@ export interface GatewayProcess {
  * @example const gateway = await startGatewayProcess({ backendUrl, db, port, args: ['--shutdown-timeout-ms', '200'] });
  */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  const args = ['serve', '--backend-url', options.backendUrl, '--db', options.db, '--port', String(options.port), '--log-level', 'info', ...(options.args ?? [])];
-  const child = spawn(process.execPath, [options.cliPath ?? BUILT_CLI, ...args], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    'serve',
+    '--backend-url',
+    options.backendUrl,
+    '--db',
+    options.db,
+    '--port',
+    String(options.port),
+    '--log-level',
+    'info',
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, [options.cliPath ?? BUILT_CLI, ...args], {
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const waiters: Array<{ text: string; resolve: (line: string) => void }> = [];
   let stderr = '';

@@ -92,7 +92,11 @@ export class ClientLedger {
 
 const WEATHER_TOOL = {
   type: 'function',
-  function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 const TOPICS = ['the build', 'a failing test', 'the weather', 'the config file', 'a slow query', 'the release notes', 'the weather in Paris'];
 
@@ -120,7 +124,12 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
   let turns = 0;
   while (!options.done(turns)) {
     const url = await options.gate.whenUp();
-    const requestBody: ChatRequestBody = { model: options.model, stream: random.chance(0.5), messages: structuredClone(messages), tools: [WEATHER_TOOL] };
+    const requestBody: ChatRequestBody = {
+      model: options.model,
+      stream: random.chance(0.5),
+      messages: structuredClone(messages),
+      tools: [WEATHER_TOOL],
+    };
     ledger.attempts++;
     ledger.inFlight++;
     const outcome = await sendTurn(`${url}/s/${options.sessionId}/v1/chat/completions`, requestBody, ledger).finally(() => ledger.inFlight--);
@@ -136,7 +145,11 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     turns++;
     const { answer } = outcome;
     if (answer.toolCalls.length > 0) {
-      messages.push({ role: 'assistant', content: answer.content === '' ? null : answer.content, tool_calls: answer.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) });
+      messages.push({
+        role: 'assistant',
+        content: answer.content === '' ? null : answer.content,
+        tool_calls: answer.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+      });
       for (const call of answer.toolCalls) messages.push({ role: 'tool', tool_call_id: call.id, content: 'sunny, 21 C' });
     } else {
       messages.push({ role: 'assistant', content: answer.content });
@@ -145,10 +158,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
   }
 }
 
-type TurnOutcome =
-  | { kind: 'acknowledged'; callId: string; answer: ChatAnswer }
-  | { kind: 'interrupted' }
-  | { kind: 'unexpected'; detail: string };
+type TurnOutcome = { kind: 'acknowledged'; callId: string; answer: ChatAnswer } | { kind: 'interrupted' } | { kind: 'unexpected'; detail: string };
 
 async function sendTurn(url: string, requestBody: ChatRequestBody, ledger: ClientLedger): Promise<TurnOutcome> {
   let response: Response;
@@ -167,6 +177,8 @@ async function sendTurn(url: string, requestBody: ChatRequestBody, ledger: Clien
 }
 
 function userTurn(random: SeededRandom, turn: number): string {
-  const filler = Array.from({ length: random.integer(2, 12) }, () => random.pick(['please', 'check', 'again', 'quickly', 'carefully', 'now'])).join(' ');
+  const filler = Array.from({ length: random.integer(2, 12) }, () => random.pick(['please', 'check', 'again', 'quickly', 'carefully', 'now'])).join(
+    ' ',
+  );
   return `Turn ${turn}: tell me about ${random.pick(TOPICS)}, ${filler}.`;
 }

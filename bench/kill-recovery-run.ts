@@ -96,24 +96,42 @@ export async function runKillRecovery(options: KillRecoveryOptions): Promise<Kil
   const log = options.log ?? ((): void => undefined);
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-kill-'));
   const db = join(workDir, 'kill-recovery.db');
-  const sim = await createSimBackend({ fast: true, acceptAnyModel: true, seed: options.seed, tokensPerSecond: options.tokensPerSecond ?? 150, script: SCRIPT, maxModelLen: 10_000_000 });
+  const sim = await createSimBackend({
+    fast: true,
+    acceptAnyModel: true,
+    seed: options.seed,
+    tokensPerSecond: options.tokensPerSecond ?? 150,
+    script: SCRIPT,
+    maxModelLen: 10_000_000,
+  });
   const simRecords = new Map<string, SimGenerationRecord>();
   sim.on('generation', (record) => simRecords.set(record.requestId, record));
   const simUrl = await sim.listen();
   const port = await freePort();
   let starts = 0;
   const run: Run = {
-    options, db, random: createSeededRandom(options.seed), gate: new GatewayGate(), ledger: new ClientLedger(), gateway: null, upAt: 0,
+    options,
+    db,
+    random: createSeededRandom(options.seed),
+    gate: new GatewayGate(),
+    ledger: new ClientLedger(),
+    gateway: null,
+    upAt: 0,
     start: () => startGatewayProcess({ backendUrl: simUrl, db, port, cliPath: options.cliPath, logFile: join(workDir, `gateway-${++starts}.log`) }),
   };
   log(`kill-recovery: seed ${options.seed}, ${options.sessions} sessions, ${options.kills} kills, work dir ${workDir}`);
   const sessionIds = Array.from({ length: options.sessions }, (_, index) => `kr-${options.seed}-${index}`);
   let finalPhaseFrom: number[] | null = null;
-  const sessions = sessionIds.map((sessionId, index) => runChatSession({
-    sessionId, gate: run.gate, ledger: run.ledger, model: MODEL,
-    random: createSeededRandom(hashNumbers([options.seed, index])),
-    done: (turns) => finalPhaseFrom !== null && turns >= (finalPhaseFrom[index] ?? 0) + (options.finalTurns ?? 2),
-  }));
+  const sessions = sessionIds.map((sessionId, index) =>
+    runChatSession({
+      sessionId,
+      gate: run.gate,
+      ledger: run.ledger,
+      model: MODEL,
+      random: createSeededRandom(hashNumbers([options.seed, index])),
+      done: (turns) => finalPhaseFrom !== null && turns >= (finalPhaseFrom[index] ?? 0) + (options.finalTurns ?? 2),
+    }),
+  );
   const kills: KillPoint[] = [];
   try {
     await restart(run);
@@ -137,8 +155,16 @@ export async function runKillRecovery(options: KillRecoveryOptions): Promise<Kil
   store.close();
   const { ledger } = run;
   const report: KillRecoveryReport = {
-    ...verdict, seed: options.seed, kills, attempts: ledger.attempts, acknowledged: ledger.acknowledged.length, interrupted: ledger.interrupted,
-    absent: ledger.attempts - ledger.unexpected.length - verdict.rows, finalIntegrity, shutdownExitCode, workDir,
+    ...verdict,
+    seed: options.seed,
+    kills,
+    attempts: ledger.attempts,
+    acknowledged: ledger.acknowledged.length,
+    interrupted: ledger.interrupted,
+    absent: ledger.attempts - ledger.unexpected.length - verdict.rows,
+    finalIntegrity,
+    shutdownExitCode,
+    workDir,
   };
   report.violations.push(...runViolations(report, ledger));
   if (report.violations.length === 0 && options.workDir === undefined) rmSync(workDir, { recursive: true, force: true });
@@ -201,9 +227,11 @@ async function killAndRestart(run: Run, kill: number): Promise<KillPoint> {
 
 function describeKill(point: KillPoint, kill: number, kills: number): string {
   const when = point.delayMs === null ? 'at the last byte of an answer' : `${point.delayMs} ms later`;
-  return `kill ${kill}/${kills}: SIGKILL ${point.afterMs} ms after start (${point.acknowledgedSinceStart} calls answered, then ${when}), `
-    + `${point.callsInFlight} calls in flight, ${point.rowsInProgress} rows left in progress, integrity_check ${point.integrity}; `
-    + `restarted in ${point.restartMs} ms, ${point.markedIncomplete} rows marked incomplete`;
+  return (
+    `kill ${kill}/${kills}: SIGKILL ${point.afterMs} ms after start (${point.acknowledgedSinceStart} calls answered, then ${when}), ` +
+    `${point.callsInFlight} calls in flight, ${point.rowsInProgress} rows left in progress, integrity_check ${point.integrity}; ` +
+    `restarted in ${point.restartMs} ms, ${point.markedIncomplete} rows marked incomplete`
+  );
 }
 
 /** Violations beyond the rows: a damaged file, a kill that marked other rows than it left, an odd answer, a bad exit. */
@@ -211,7 +239,8 @@ function runViolations(report: KillRecoveryReport, ledger: ClientLedger): string
   const violations: string[] = [];
   report.kills.forEach((kill, index) => {
     if (kill.integrity !== 'ok') violations.push(`kill ${index + 1}: integrity_check says ${kill.integrity}`);
-    if (kill.markedIncomplete !== kill.rowsInProgress) violations.push(`kill ${index + 1}: ${kill.rowsInProgress} rows in progress, ${kill.markedIncomplete} marked incomplete`);
+    if (kill.markedIncomplete !== kill.rowsInProgress)
+      violations.push(`kill ${index + 1}: ${kill.rowsInProgress} rows in progress, ${kill.markedIncomplete} marked incomplete`);
   });
   if (report.finalIntegrity !== 'ok') violations.push(`final integrity_check says ${report.finalIntegrity}`);
   if (report.shutdownExitCode !== 0) violations.push(`the gateway exited with ${report.shutdownExitCode} after SIGTERM`);

@@ -33,28 +33,33 @@ async function main(): Promise<number> {
     workDir: values['work-dir'],
     log: write,
   });
-  write([
-    `kills survived:            ${report.kills.length}`,
-    `calls attempted:           ${report.attempts} (${report.interrupted} cut by a kill and sent again)`,
-    `calls acknowledged:        ${report.acknowledged}`,
-    `calls verified:            ${report.verified} (token-exact against the simulator, request and answer as the client saw them)`,
-    `lost:                      ${report.lost}`,
-    `wrong:                     ${report.wrong}`,
-    `incomplete:                ${report.incomplete}`,
-    `ok but not acknowledged:   ${report.committedUnacknowledged} (committed, killed before the last byte; verified too)`,
-    `absent:                    ${report.absent} (killed before the call's first row committed)`,
-    `integrity_check:           ${report.kills.every((kill) => kill.integrity === 'ok') && report.finalIntegrity === 'ok' ? 'ok after every kill and at the end' : 'FAILED'}`,
-    `graceful shutdown exit:    ${report.shutdownExitCode}`,
-    `seed:                      ${report.seed}`,
-  ].join('\n'));
+  write(
+    [
+      `kills survived:            ${report.kills.length}`,
+      `calls attempted:           ${report.attempts} (${report.interrupted} cut by a kill and sent again)`,
+      `calls acknowledged:        ${report.acknowledged}`,
+      `calls verified:            ${report.verified} (token-exact against the simulator, request and answer as the client saw them)`,
+      `lost:                      ${report.lost}`,
+      `wrong:                     ${report.wrong}`,
+      `incomplete:                ${report.incomplete}`,
+      `ok but not acknowledged:   ${report.committedUnacknowledged} (committed, killed before the last byte; verified too)`,
+      `absent:                    ${report.absent} (killed before the call's first row committed)`,
+      `integrity_check:           ${report.kills.every((kill) => kill.integrity === 'ok') && report.finalIntegrity === 'ok' ? 'ok after every kill and at the end' : 'FAILED'}`,
+      `graceful shutdown exit:    ${report.shutdownExitCode}`,
+      `seed:                      ${report.seed}`,
+    ].join('\n'),
+  );
   for (const violation of report.violations) write(`VIOLATION: ${violation}`);
   if (report.violations.length > 0) write(`database and gateway logs kept in ${report.workDir}`);
   return report.violations.length === 0 ? 0 : 1;
 }
 
-main().then((code) => {
-  process.exitCode = code;
-}, (error: unknown) => {
-  process.stderr.write(`kill-recovery: ${(error as Error).stack ?? String(error)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`kill-recovery: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -32,11 +32,25 @@ function stopper(child: ChildProcess): () => Promise<number | null> {
  *
  * @example const sim = await startLoadSim({ tokensPerSecond: 50, replyTokens: 200, streamInterval: 1, workers: 1, logFile: 'sim.log' });
  */
-export async function startLoadSim(options: { tokensPerSecond: number; replyTokens: number; streamInterval: number; workers: number; logFile: string; profileDir?: string }): Promise<LoadChild> {
+export async function startLoadSim(options: {
+  tokensPerSecond: number;
+  replyTokens: number;
+  streamInterval: number;
+  workers: number;
+  logFile: string;
+  profileDir?: string;
+}): Promise<LoadChild> {
   const args = [
-    ...profileFlags(options.profileDir), LOAD_SIM_SCRIPT,
-    '--tokens-per-second', String(options.tokensPerSecond), '--reply-tokens', String(options.replyTokens), '--stream-interval', String(options.streamInterval),
-    '--workers', String(options.workers),
+    ...profileFlags(options.profileDir),
+    LOAD_SIM_SCRIPT,
+    '--tokens-per-second',
+    String(options.tokensPerSecond),
+    '--reply-tokens',
+    String(options.replyTokens),
+    '--stream-interval',
+    String(options.streamInterval),
+    '--workers',
+    String(options.workers),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', openSync(options.logFile, 'a')] });
   for await (const line of createInterface({ input: child.stdout! })) {
@@ -53,15 +67,39 @@ export async function startLoadSim(options: { tokensPerSecond: number; replyToke
  *
  * @example const gateway = await startLoadGateway({ backendUrl: sim.url, db: 'load.db', connections: 1000, logFile: 'gateway.log' });
  */
-export async function startLoadGateway(options: { backendUrl: string; db: string; connections: number; logFile: string; profileDir?: string }): Promise<LoadChild> {
+export async function startLoadGateway(options: {
+  backendUrl: string;
+  db: string;
+  connections: number;
+  logFile: string;
+  profileDir?: string;
+}): Promise<LoadChild> {
   const port = await freePort();
-  const args = ['serve', '--backend-url', options.backendUrl, '--db', options.db, '--port', String(port), '--log-level', 'warn', '--backend-connections', String(options.connections)];
+  const args = [
+    'serve',
+    '--backend-url',
+    options.backendUrl,
+    '--db',
+    options.db,
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    '--backend-connections',
+    String(options.connections),
+  ];
   const log = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [...profileFlags(options.profileDir), BUILT_CLI, ...args], { env: { PATH: process.env.PATH }, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...profileFlags(options.profileDir), BUILT_CLI, ...args], {
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', log, log],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) break;
-    const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+    const healthy = await fetch(`${url}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) return { url, child, pids: [child.pid!], stop: stopper(child) };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -138,7 +176,9 @@ export async function scrapeEventLoopDelay(url: string): Promise<EventLoopWindow
  */
 export function openFilesLimit(): number | null {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((entry) => entry.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith('Max open files'));
     const soft = line?.split(/\s{2,}/)[1];
     return soft === undefined || soft === 'unlimited' ? null : Number(soft);
   } catch {
@@ -155,7 +195,10 @@ export function openFilesLimit(): number | null {
  */
 export function readCpuSeconds(pid: number, thread?: number): number {
   try {
-    const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields =
+      readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')
+        .split(') ')[1]
+        ?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return Number.NaN;

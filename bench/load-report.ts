@@ -5,7 +5,18 @@ import type { LoadVerdict } from './load-verify.js';
 
 /** Everything a load run measured, for its report. */
 export interface LoadRun {
-  config: { sessions: number; minutes: number; tokens: number; rate: number; streamInterval: number; simWorkers: number; gateways: number; systemTokens: number; maxPromptTokens: number; rampSeconds: number };
+  config: {
+    sessions: number;
+    minutes: number;
+    tokens: number;
+    rate: number;
+    streamInterval: number;
+    simWorkers: number;
+    gateways: number;
+    systemTokens: number;
+    maxPromptTokens: number;
+    rampSeconds: number;
+  };
   stats: LoadStats;
   /** the gateway's event-loop delay, one window per /metrics scrape */
   windows: EventLoopWindow[];
@@ -31,14 +42,21 @@ export interface LoadRun {
 }
 
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-const milliseconds = (histogram: RecordableHistogram, percentile: number): string => (histogram.count === 0 ? 'n/a' : (histogram.percentile(percentile) / 1000).toFixed(1));
+const milliseconds = (histogram: RecordableHistogram, percentile: number): string =>
+  histogram.count === 0 ? 'n/a' : (histogram.percentile(percentile) / 1000).toFixed(1);
 
 /**
  * One progress line: the last interval's rates and the run's latencies so far.
  *
  * @example write(formatProgressLine(run, 30, { seconds: 30, calls: 7000, tokens: 1_400_000 }, window, memory));
  */
-export function formatProgressLine(run: LoadRun, elapsedSeconds: number, interval: { seconds: number; calls: number; tokens: number }, window: EventLoopWindow | null, memory: ResidentMemory | null): string {
+export function formatProgressLine(
+  run: LoadRun,
+  elapsedSeconds: number,
+  interval: { seconds: number; calls: number; tokens: number },
+  window: EventLoopWindow | null,
+  memory: ResidentMemory | null,
+): string {
   const { stats } = run;
   return [
     `[${elapsedSeconds.toFixed(0).padStart(4)} s]`,
@@ -66,12 +84,14 @@ function median(values: number[]): number {
 export function formatLoadReport(run: LoadRun): string {
   const { config, stats, verdict } = run;
   const p99s = run.windows.map((window) => window.p99Ms);
-  const eventLoop = run.windows.length === 0
-    ? 'n/a (the gateway\'s /metrics has no nodejs_eventloop_lag_* gauges)'
-    : `p99 per window: median ${median(p99s).toFixed(1)} ms, worst ${Math.max(...p99s).toFixed(1)} ms; p50 median ${median(run.windows.map((window) => window.p50Ms)).toFixed(1)} ms; max ${Math.max(...run.windows.map((window) => window.maxMs)).toFixed(1)} ms (${run.windows.length} windows; prom-client samples every 10 ms and counts that interval: an idle loop reads about 10 ms)`;
-  const lost = verdict === null
-    ? 'not checked'
-    : `${verdict.lost} (${stats.received.length} received in full; ${verdict.verified} ok in the store with as many completion ids; ${verdict.wrongTokenCount} with another count; store: ${verdict.rowsInStore} calls, ${verdict.sessionsInStore} sessions, ${megabytes(verdict.bytesOnDisk)})`;
+  const eventLoop =
+    run.windows.length === 0
+      ? "n/a (the gateway's /metrics has no nodejs_eventloop_lag_* gauges)"
+      : `p99 per window: median ${median(p99s).toFixed(1)} ms, worst ${Math.max(...p99s).toFixed(1)} ms; p50 median ${median(run.windows.map((window) => window.p50Ms)).toFixed(1)} ms; max ${Math.max(...run.windows.map((window) => window.maxMs)).toFixed(1)} ms (${run.windows.length} windows; prom-client samples every 10 ms and counts that interval: an idle loop reads about 10 ms)`;
+  const lost =
+    verdict === null
+      ? 'not checked'
+      : `${verdict.lost} (${stats.received.length} received in full; ${verdict.verified} ok in the store with as many completion ids; ${verdict.wrongTokenCount} with another count; store: ${verdict.rowsInStore} calls, ${verdict.sessionsInStore} sessions, ${megabytes(verdict.bytesOnDisk)})`;
   return [
     `load: ${config.sessions} sessions x ${config.minutes} min (ramp ${config.rampSeconds} s), ${config.tokens} tokens per call at ${config.rate || 'unpaced'} tokens/s, ${config.streamInterval === 1 ? 'one token per stream event' : `stream interval ${config.streamInterval} (the first token alone, then ${config.streamInterval} per event)`}, system prompt ${config.systemTokens} tokens + growing history (new conversation past ${config.maxPromptTokens} prompt tokens)${config.gateways === 1 ? '' : `; ${config.gateways} gateways on one database (their RSS and CPU summed, the worst event loop)`}`,
     `machine:            ${run.cores} cores, load average ${run.loadStart.toFixed(1)} at start, ${run.loadEnd.toFixed(1)} at end`,

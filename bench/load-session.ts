@@ -66,7 +66,13 @@ export async function runLoadSession(options: LoadSessionOptions): Promise<void>
   let messages = startConversation(options.index, options.systemPromptBytes);
   while (performance.now() < options.deadline) {
     const sessionId = `load-${options.index}-${conversation}`;
-    const body = JSON.stringify({ model: 'Qwen/Qwen3-8B', stream: true, max_tokens: options.tokens, stream_options: { include_usage: true }, messages });
+    const body = JSON.stringify({
+      model: 'Qwen/Qwen3-8B',
+      stream: true,
+      max_tokens: options.tokens,
+      stream_options: { include_usage: true },
+      messages,
+    });
     options.stats.inFlight++;
     const answer = await streamCall(options, sessionId, body).finally(() => options.stats.inFlight--);
     if (answer === null) continue;
@@ -81,7 +87,10 @@ export async function runLoadSession(options: LoadSessionOptions): Promise<void>
 function startConversation(index: number, systemPromptBytes: number): Array<{ role: string; content: string }> {
   const rule = 'Follow the repository conventions, run the tests after each change, and explain every edit in one line. ';
   const system = `You are coding agent ${index}. ${rule.repeat(Math.ceil(systemPromptBytes / rule.length))}`.slice(0, systemPromptBytes);
-  return [{ role: 'system', content: system }, { role: 'user', content: userTurn(1) }];
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: userTurn(1) },
+  ];
 }
 
 function userTurn(turn: number): string {
@@ -93,7 +102,12 @@ async function streamCall(options: LoadSessionOptions, sessionId: string, body: 
   const { stats } = options;
   const sentAt = performance.now();
   try {
-    const response = await options.pool.request({ method: 'POST', path: `/s/${sessionId}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body });
+    const response = await options.pool.request({
+      method: 'POST',
+      path: `/s/${sessionId}/v1/chat/completions`,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     if (response.statusCode !== 200) {
       stats.error(`${sessionId}: HTTP ${response.statusCode} ${(await response.body.text()).slice(0, 200)}`);
       return null;
@@ -126,7 +140,10 @@ class ChatStreamReader {
   #lastTokenAt: number | null = null;
   readonly #decoder = new TextDecoder();
 
-  constructor(readonly sentAt: number, readonly stats: LoadStats) {}
+  constructor(
+    readonly sentAt: number,
+    readonly stats: LoadStats,
+  ) {}
 
   push(chunk: Buffer, now: number): void {
     const events = (this.#pending + this.#decoder.decode(chunk, { stream: true })).split('\n\n');
@@ -163,7 +180,8 @@ class ChatStreamReader {
   /** Why the stream is not a whole answer of `expectedTokens` tokens in `expectedEvents` content events, or null. */
   problem(expectedTokens: number, expectedEvents: number): string | null {
     if (!this.#done) return 'the stream ended before data: [DONE]';
-    if (this.events !== expectedEvents || this.#usageTokens !== expectedTokens) return `${this.events} content events, usage ${this.#usageTokens}; expected ${expectedEvents} events, ${expectedTokens} tokens`;
+    if (this.events !== expectedEvents || this.#usageTokens !== expectedTokens)
+      return `${this.events} content events, usage ${this.#usageTokens}; expected ${expectedEvents} events, ${expectedTokens} tokens`;
     if (this.#finishReason !== 'length') return `finish_reason ${this.#finishReason}`;
     return null;
   }

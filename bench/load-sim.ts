@@ -36,7 +36,11 @@ async function serveSim(values: Flags, port: number): Promise<{ url: string; clo
     script: { replies: [{ text: longReplyText(Number(values['reply-tokens'])), finishReason: 'length', times: 'forever' }] },
   });
   // the script's text is tokenized on the first request (the tokenizer loads then): not on a measured call
-  await sim.app.inject({ method: 'POST', url: '/v1/chat/completions', payload: { model: 'warm-up', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] } });
+  await sim.app.inject({
+    method: 'POST',
+    url: '/v1/chat/completions',
+    payload: { model: 'warm-up', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }] },
+  });
   const url = await sim.listen({ port });
   return { url, close: () => sim.close() };
 }
@@ -55,15 +59,24 @@ async function runPrimary(values: Flags, workers: number): Promise<void> {
   if (new Set(urls).size !== 1) throw new Error(`the simulator workers listen on different URLs: ${urls.join(', ')}`);
   process.stdout.write(`${JSON.stringify({ url: urls[0], pids: [process.pid, ...forked.map((worker) => worker.process.pid)] })}\n`);
   await once(process, 'SIGTERM');
-  await Promise.all(forked.map(async (worker) => {
-    const exited = once(worker, 'exit');
-    worker.process.kill('SIGTERM');
-    await exited;
-  }));
+  await Promise.all(
+    forked.map(async (worker) => {
+      const exited = once(worker, 'exit');
+      worker.process.kill('SIGTERM');
+      await exited;
+    }),
+  );
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'tokens-per-second': { type: 'string', default: '50' }, 'reply-tokens': { type: 'string', default: '200' }, 'stream-interval': { type: 'string', default: '1' }, workers: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({
+    options: {
+      'tokens-per-second': { type: 'string', default: '50' },
+      'reply-tokens': { type: 'string', default: '200' },
+      'stream-interval': { type: 'string', default: '1' },
+      workers: { type: 'string', default: '1' },
+    },
+  });
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, not ${values.workers}`);
   if (workers > 1 && cluster.isPrimary) {

@@ -31,7 +31,8 @@ export function verifyReceivedCalls(dbPath: string, received: readonly ReceivedC
       const row = store.getCall(call.callId);
       if (row?.status !== 'ok') {
         verdict.lost++;
-        if (verdict.samples.length < 10) verdict.samples.push(`LOST: ${call.sessionId} call ${call.callId} is ${row === null ? 'absent' : row.status}`);
+        if (verdict.samples.length < 10)
+          verdict.samples.push(`LOST: ${call.sessionId} call ${call.callId} is ${row === null ? 'absent' : row.status}`);
         continue;
       }
       const stored = row.completionTokenIds?.length ?? 0;
@@ -40,7 +41,8 @@ export function verifyReceivedCalls(dbPath: string, received: readonly ReceivedC
         continue;
       }
       verdict.wrongTokenCount++;
-      if (verdict.samples.length < 10) verdict.samples.push(`${call.sessionId} call ${call.callId}: ${stored} completion ids stored, ${call.completionTokens} tokens received`);
+      if (verdict.samples.length < 10)
+        verdict.samples.push(`${call.sessionId} call ${call.callId}: ${stored} completion ids stored, ${call.completionTokens} tokens received`);
     }
     const stats = store.stats();
     return { ...verdict, rowsInStore: stats.calls, sessionsInStore: stats.sessions, bytesOnDisk: stats.bytesOnDisk };

@@ -19,7 +19,16 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { openFilesLimit, readCpuSeconds, readResidentMemory, scrapeEventLoopDelay, startLoadGateway, startLoadSim, type EventLoopWindow, type ResidentMemory } from './load-processes.js';
+import {
+  openFilesLimit,
+  readCpuSeconds,
+  readResidentMemory,
+  scrapeEventLoopDelay,
+  startLoadGateway,
+  startLoadSim,
+  type EventLoopWindow,
+  type ResidentMemory,
+} from './load-processes.js';
 import { LoadStats, runLoadSession } from './load-session.js';
 import { formatLoadReport, formatProgressLine, type LoadRun } from './load-report.js';
 import { verifyReceivedCalls } from './load-verify.js';
@@ -34,13 +43,17 @@ function cpuSeconds(): number {
 }
 
 /** CPU seconds of several processes together (`mainThreads`: their main threads alone). */
-const sumCpuSeconds = (pids: number[], mainThreads = false): number => pids.reduce((sum, pid) => sum + readCpuSeconds(pid, mainThreads ? pid : undefined), 0);
+const sumCpuSeconds = (pids: number[], mainThreads = false): number =>
+  pids.reduce((sum, pid) => sum + readCpuSeconds(pid, mainThreads ? pid : undefined), 0);
 
 /** RSS of several processes together, and the sum of their peaks; null once one is gone. */
 function sumMemory(pids: number[]): ResidentMemory | null {
   const each = pids.map(readResidentMemory);
   if (each.some((memory) => memory === null)) return null;
-  return { rssBytes: each.reduce((sum, memory) => sum + memory!.rssBytes, 0), peakRssBytes: each.reduce((sum, memory) => sum + memory!.peakRssBytes, 0) };
+  return {
+    rssBytes: each.reduce((sum, memory) => sum + memory!.rssBytes, 0),
+    peakRssBytes: each.reduce((sum, memory) => sum + memory!.peakRssBytes, 0),
+  };
 }
 
 /** Every gateway's event-loop window since the last scrape: the worst p99 of them, the heaps in use summed. */
@@ -95,29 +108,59 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
 
 async function main(): Promise<number> {
   const flags = readFlags();
-  if (!Number.isInteger(flags.simWorkers) || flags.simWorkers < 1) throw new Error(`--sim-workers must be a positive integer, not ${flags.simWorkers}`);
+  if (!Number.isInteger(flags.simWorkers) || flags.simWorkers < 1)
+    throw new Error(`--sim-workers must be a positive integer, not ${flags.simWorkers}`);
   if (!Number.isInteger(flags.gateways) || flags.gateways < 1) throw new Error(`--gateways must be a positive integer, not ${flags.gateways}`);
   const limit = openFilesLimit();
   // the gateway holds a socket per harness and one per backend stream, plus the store, logs and pipes
   const needed = 2 * flags.sessions + 200;
-  if (limit !== null && limit < needed) write(`warning: ulimit -n is ${limit}; ${flags.sessions} sessions need about ${needed} (raise it: ulimit -n ${Math.max(needed, 65536)})`);
+  if (limit !== null && limit < needed)
+    write(`warning: ulimit -n is ${limit}; ${flags.sessions} sessions need about ${needed} (raise it: ulimit -n ${Math.max(needed, 65536)})`);
   const workDir = flags.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-load-'));
   mkdirSync(workDir, { recursive: true });
-  const sim = await startLoadSim({ tokensPerSecond: flags.rate, replyTokens: flags.tokens, streamInterval: flags.streamInterval, workers: flags.simWorkers, logFile: join(workDir, 'sim.log'), ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }) });
+  const sim = await startLoadSim({
+    tokensPerSecond: flags.rate,
+    replyTokens: flags.tokens,
+    streamInterval: flags.streamInterval,
+    workers: flags.simWorkers,
+    logFile: join(workDir, 'sim.log'),
+    ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }),
+  });
   const db = join(workDir, 'load.db');
   const perGateway = Math.ceil(flags.sessions / flags.gateways);
   // started at once on a fresh file: they race to create and migrate it, as a fleet's gateways would
-  const gateways = await Promise.all(Array.from({ length: flags.gateways }, (_, index) => startLoadGateway({
-    backendUrl: sim.url, db, connections: Math.max(256, perGateway), logFile: join(workDir, flags.gateways === 1 ? 'gateway.log' : `gateway-${index + 1}.log`), ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }),
-  })));
+  const gateways = await Promise.all(
+    Array.from({ length: flags.gateways }, (_, index) =>
+      startLoadGateway({
+        backendUrl: sim.url,
+        db,
+        connections: Math.max(256, perGateway),
+        logFile: join(workDir, flags.gateways === 1 ? 'gateway.log' : `gateway-${index + 1}.log`),
+        ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }),
+      }),
+    ),
+  );
   const pids = gateways.map((gateway) => gateway.child.pid!);
   const urls = gateways.map((gateway) => gateway.url);
   const pools = gateways.map((gateway) => new Pool(gateway.url, { connections: perGateway }));
   const stats = new LoadStats();
   const run: LoadRun = {
-    config: flags, stats, windows: [], gatewayRssStart: sumMemory(pids)?.rssBytes ?? Number.NaN, gatewayRssEnd: Number.NaN, gatewayRssPeak: Number.NaN,
-    gatewayCpuSeconds: -sumCpuSeconds(pids), gatewayMainThreadCpuSeconds: -sumCpuSeconds(pids, true), simCpuSeconds: -sumCpuSeconds(sim.pids), clientCpuSeconds: -cpuSeconds(), seconds: 0, loadStart: loadavg()[0]!, loadEnd: Number.NaN, cores: availableParallelism(),
-    verdict: null, gatewayExit: null,
+    config: flags,
+    stats,
+    windows: [],
+    gatewayRssStart: sumMemory(pids)?.rssBytes ?? Number.NaN,
+    gatewayRssEnd: Number.NaN,
+    gatewayRssPeak: Number.NaN,
+    gatewayCpuSeconds: -sumCpuSeconds(pids),
+    gatewayMainThreadCpuSeconds: -sumCpuSeconds(pids, true),
+    simCpuSeconds: -sumCpuSeconds(sim.pids),
+    clientCpuSeconds: -cpuSeconds(),
+    seconds: 0,
+    loadStart: loadavg()[0]!,
+    loadEnd: Number.NaN,
+    cores: availableParallelism(),
+    verdict: null,
+    gatewayExit: null,
   };
   // the first scrape starts prom-client's event-loop histogram; each later one reads the window since the last
   await scrapeWorst(urls);
@@ -127,7 +170,14 @@ async function main(): Promise<number> {
   const sessions = Array.from({ length: flags.sessions }, async (_, index) => {
     await new Promise((resolve) => setTimeout(resolve, (rampMs * index) / flags.sessions));
     await runLoadSession({
-      pool: pools[index % pools.length]!, index, tokens: flags.tokens, streamInterval: flags.streamInterval, systemPromptBytes: flags.systemTokens * 4, maxBodyBytes: flags.maxPromptTokens * 4, deadline, stats,
+      pool: pools[index % pools.length]!,
+      index,
+      tokens: flags.tokens,
+      streamInterval: flags.streamInterval,
+      systemPromptBytes: flags.systemTokens * 4,
+      maxBodyBytes: flags.maxPromptTokens * 4,
+      deadline,
+      stats,
     });
   });
   let previous = { at: startedAt, calls: 0, tokens: 0 };
@@ -135,7 +185,15 @@ async function main(): Promise<number> {
     void scrapeWorst(urls).then((window: EventLoopWindow | null) => {
       if (window !== null) run.windows.push(window);
       const now = { at: performance.now(), calls: stats.received.length, tokens: stats.tokens };
-      write(formatProgressLine(run, (now.at - startedAt) / 1000, { seconds: (now.at - previous.at) / 1000, calls: now.calls - previous.calls, tokens: now.tokens - previous.tokens }, window, sumMemory(pids)));
+      write(
+        formatProgressLine(
+          run,
+          (now.at - startedAt) / 1000,
+          { seconds: (now.at - previous.at) / 1000, calls: now.calls - previous.calls, tokens: now.tokens - previous.tokens },
+          window,
+          sumMemory(pids),
+        ),
+      );
       previous = now;
     });
   }, flags.reportSeconds * 1000);
@@ -163,9 +221,12 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-main().then((code) => {
-  process.exitCode = code;
-}, (error: unknown) => {
-  process.stderr.write(`load: ${(error as Error).stack ?? String(error)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`load: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

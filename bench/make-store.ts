@@ -26,7 +26,6 @@ export interface BenchStoreParams {
 
 export const DEFAULT_BENCH_STORE: BenchStoreParams = { sessions: 1000, turns: 50, systemTokens: 4096, turnTokens: 400, driftRate: 0.05 };
 
-
 /**
  * The path of the store for these params, written first if it is not there yet (into a temp file, renamed when
  * complete, so an interrupted run never leaves a half store behind).
@@ -78,7 +77,10 @@ function writeSession(store: Store, sessionId: string, system: Int32Array, param
     // a re-render drops the first ids of the reply from the history (e.g. its reasoning); a compaction replaces it all
     if (drift === 0) writer.prompt = concat(writer.prompt, completion.subarray(Math.min(8, completion.length - 1)));
     else if (drift === 1) {
-      writer.messages = [{ role: 'system', content: 'bench system prompt' }, { role: 'user', content: `summary at turn ${turn}` }];
+      writer.messages = [
+        { role: 'system', content: 'bench system prompt' },
+        { role: 'user', content: `summary at turn ${turn}` },
+      ];
       writer.prompt = concat(system, randomIds(random, half));
     } else writer.prompt = concat(writer.prompt, completion);
   }
@@ -87,7 +89,10 @@ function writeSession(store: Store, sessionId: string, system: Int32Array, param
 function writeSubAgent(writer: SessionWriter, params: BenchStoreParams): void {
   const half = params.turnTokens >> 1;
   const saved = { messages: writer.messages, prompt: writer.prompt };
-  writer.messages = [{ role: 'system', content: 'sub-agent prompt' }, { role: 'user', content: 'sub task' }];
+  writer.messages = [
+    { role: 'system', content: 'sub-agent prompt' },
+    { role: 'user', content: 'sub task' },
+  ];
   writer.prompt = randomIds(writer.random, half * 2);
   for (let turn = 0; turn < 2; turn++) {
     const completion = randomIds(writer.random, half);
@@ -102,14 +107,35 @@ function writeSubAgent(writer: SessionWriter, params: BenchStoreParams): void {
 function recordCall(writer: SessionWriter, completion: Int32Array): void {
   const body = { model: 'Qwen/Qwen3-8B', messages: writer.messages.slice() };
   const { callId } = writer.store.beginCall({
-    sessionId: writer.sessionId, frontDoor: 'openai-chat', path: '/v1/chat/completions', requestedModel: 'bench', backendModel: 'Qwen/Qwen3-8B',
-    stream: true, requestBody: body, backendRequestBody: body, samplingParams: {}, metadata: {}, startedAt: 0, policyVersion: null,
+    sessionId: writer.sessionId,
+    frontDoor: 'openai-chat',
+    path: '/v1/chat/completions',
+    requestedModel: 'bench',
+    backendModel: 'Qwen/Qwen3-8B',
+    stream: true,
+    requestBody: body,
+    backendRequestBody: body,
+    samplingParams: {},
+    metadata: {},
+    startedAt: 0,
+    policyVersion: null,
   });
   writer.store.finishCall(callId, {
-    status: 'ok', tokenSource: 'backend', promptTokenIds: writer.prompt, completionTokenIds: completion,
-    completionLogprobs: Float32Array.from(completion, () => -writer.random() * 3), finishReason: 'stop', stopReason: null,
+    status: 'ok',
+    tokenSource: 'backend',
+    promptTokenIds: writer.prompt,
+    completionTokenIds: completion,
+    completionLogprobs: Float32Array.from(completion, () => -writer.random() * 3),
+    finishReason: 'stop',
+    stopReason: null,
     responseBody: { choices: [{ index: 0, message: { role: 'assistant', content: 'answer' }, finish_reason: 'stop' }] },
-    usage: null, error: null, httpStatus: 200, flags: [], timeToFirstTokenMs: 1, totalMs: 2, endedAt: 1,
+    usage: null,
+    error: null,
+    httpStatus: 200,
+    flags: [],
+    timeToFirstTokenMs: 1,
+    totalMs: 2,
+    endedAt: 1,
   });
 }
 
@@ -126,7 +152,17 @@ function concat(left: Int32Array, right: Int32Array): Int32Array {
 
 /** Reads `--sessions --turns --system-tokens --turn-tokens --drift-rate` over the defaults. */
 export function benchStoreParams(args: string[]): BenchStoreParams {
-  const { values } = parseArgs({ args, strict: false, options: { sessions: { type: 'string' }, turns: { type: 'string' }, 'system-tokens': { type: 'string' }, 'turn-tokens': { type: 'string' }, 'drift-rate': { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    strict: false,
+    options: {
+      sessions: { type: 'string' },
+      turns: { type: 'string' },
+      'system-tokens': { type: 'string' },
+      'turn-tokens': { type: 'string' },
+      'drift-rate': { type: 'string' },
+    },
+  });
   const number = (value: unknown, fallback: number): number => (typeof value === 'string' ? Number(value) : fallback);
   return {
     sessions: number(values.sessions, DEFAULT_BENCH_STORE.sessions),

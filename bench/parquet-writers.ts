@@ -52,7 +52,16 @@ const COLUMNS: ColumnSpec[] = [
   { name: 'policy_version', type: 'string', nullable: true, description: 'policy version of the trained tokens' },
 ];
 
-interface Measurement { writer: WriterName; rows: number; seconds: number; cpuSeconds: number; bytes: number; peakRssMb: number; rowGroups: string; listTypes: string }
+interface Measurement {
+  writer: WriterName;
+  rows: number;
+  seconds: number;
+  cpuSeconds: number;
+  bytes: number;
+  peakRssMb: number;
+  rowGroups: string;
+  listTypes: string;
+}
 
 /** Samples shaped like an agent turn: a prompt, then alternating trained (assistant) and untrained (tool) spans. */
 function syntheticRows(tokens: number): ExportRow[] {
@@ -70,7 +79,16 @@ function syntheticRows(tokens: number): ExportRow[] {
       // sampled tokens are mostly near-certain: logprobs cluster near 0 with a tail
       if (mask[position] === 1) logprobs[position] = Math.log(1 - random.next() * (random.chance(0.8) ? 0.05 : 0.99));
     }
-    return { uid: `group-${index % 50}`, tokens: ids, loss_mask: mask, logprobs, prompt_length: promptLength, reward: random.next(), status: 'complete', policy_version: index % 3 === 0 ? null : `v${index % 7}` };
+    return {
+      uid: `group-${index % 50}`,
+      tokens: ids,
+      loss_mask: mask,
+      logprobs,
+      prompt_length: promptLength,
+      reward: random.next(),
+      status: 'complete',
+      policy_version: index % 3 === 0 ? null : `v${index % 7}`,
+    };
   });
 }
 
@@ -87,7 +105,13 @@ async function writeWithTokentap(path: string, pool: ExportRow[], samples: numbe
 /** tokentap's Parquet pipeline without its cut at DEFAULT_ROW_GROUP_VALUES, with either codec. */
 function writeWithHyparquet(path: string, pool: ExportRow[], samples: number, codec: 'GZIP' | 'SNAPPY'): void {
   const file = openTempOutputFile(path, { force: true });
-  const parquet = new ParquetWriter({ writer: new FileByteWriter(file), schema: parquetSchemaOf(COLUMNS), codec, compressors: { GZIP: (input) => gzipSync(input, { level: 1 }) }, kvMetadata: [{ key: 'format', value: 'bench' }] });
+  const parquet = new ParquetWriter({
+    writer: new FileByteWriter(file),
+    schema: parquetSchemaOf(COLUMNS),
+    codec,
+    compressors: { GZIP: (input) => gzipSync(input, { level: 1 }) },
+    kvMetadata: [{ key: 'format', value: 'bench' }],
+  });
   for (let start = 0; start < samples; start += ROW_GROUP_ROWS) {
     const rows = Array.from({ length: Math.min(ROW_GROUP_ROWS, samples - start) }, (_, offset) => rowAt(pool, start + offset));
     const columnData = COLUMNS.map((column) => ({
@@ -103,8 +127,11 @@ function writeWithHyparquet(path: string, pool: ExportRow[], samples: number, co
 
 /** Arrow record batches built column-wise (typed-array values + offsets), streamed through parquet-wasm. */
 async function writeWithParquetWasm(path: string, pool: ExportRow[], samples: number, compression: Compression): Promise<void> {
-  const properties = new WriterPropertiesBuilder().setCompression(compression).setMaxRowGroupSize(ROW_GROUP_ROWS)
-    .setKeyValueMetadata(new Map([['format', 'bench']])).build();
+  const properties = new WriterPropertiesBuilder()
+    .setCompression(compression)
+    .setMaxRowGroupSize(ROW_GROUP_ROWS)
+    .setKeyValueMetadata(new Map([['format', 'bench']]))
+    .build();
   let start = 0;
   const batches = new ReadableStream({
     pull(controller) {
@@ -128,13 +155,19 @@ function arrowBatch(rows: ExportRow[]): RecordBatch {
   const list = (name: string, type: Int32 | Uint8 | Float32, Values: { new (length: number): Int32Array | Uint8Array | Float32Array }) => {
     const arrays = rows.map((row) => row[name] as Int32Array | Uint8Array | Float32Array);
     const offsets = new Int32Array(rows.length + 1);
-    arrays.forEach((array, index) => { offsets[index + 1] = offsets[index]! + array.length; });
+    arrays.forEach((array, index) => {
+      offsets[index + 1] = offsets[index]! + array.length;
+    });
     const values = new Values(offsets[rows.length]!);
     arrays.forEach((array, index) => values.set(array, offsets[index]));
     const child = makeData({ type: type as Int32, length: values.length, data: values as Int32Array });
     return makeData({ type: new List(new Field('element', type as Int32, false)), length: rows.length, nullCount: 0, valueOffsets: offsets, child });
   };
-  const strings = (name: string) => vectorFromArray(rows.map((row) => row[name] as string | null), new Utf8()).data[0]!;
+  const strings = (name: string) =>
+    vectorFromArray(
+      rows.map((row) => row[name] as string | null),
+      new Utf8(),
+    ).data[0]!;
   return new RecordBatch({
     uid: strings('uid'),
     tokens: list('tokens', new Int32(), Int32Array),
@@ -154,7 +187,13 @@ async function inspect(path: string): Promise<{ rowGroups: string; listTypes: st
   const connection = await instance.connect();
   const described = await connection.runAndReadAll('DESCRIBE SELECT tokens, loss_mask, logprobs FROM read_parquet($1)', [path]);
   const groups = await connection.runAndReadAll('SELECT count(DISTINCT row_group_id) AS groups FROM parquet_metadata($1)', [path]);
-  const result = { rowGroups: String(groups.getRowObjectsJS()[0]!.groups), listTypes: described.getRowObjectsJS().map((row) => String(row.column_type)).join(' ') };
+  const result = {
+    rowGroups: String(groups.getRowObjectsJS()[0]!.groups),
+    listTypes: described
+      .getRowObjectsJS()
+      .map((row) => String(row.column_type))
+      .join(' '),
+  };
   connection.closeSync();
   instance.closeSync();
   return result;
@@ -173,11 +212,22 @@ async function measure(writer: WriterName, samples: number, tokens: number, fold
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(startedCpu);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  return { writer, rows: samples, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes: statSync(path).size, peakRssMb, ...(await inspect(path)) };
+  return {
+    writer,
+    rows: samples,
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    bytes: statSync(path).size,
+    peakRssMb,
+    ...(await inspect(path)),
+  };
 }
 
 function measureInChild(writer: WriterName, samples: number, tokens: number, folder: string): Measurement {
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', writer, String(samples), String(tokens), folder], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', writer, String(samples), String(tokens), folder], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (child.status !== 0) throw new Error(`measuring ${writer} failed: ${child.stderr}`);
   return JSON.parse(child.stdout) as Measurement;
 }
@@ -195,17 +245,26 @@ function main(args: string[]): void {
   lines.push(`${'writer'.padEnd(WIDTH)}   rows/s    MB/s   cpu s  wall s   fileMB  peakMB  groups  DuckDB list types`);
   const results = WRITERS.map((writer) => measureInChild(writer, samples, tokens, folder));
   for (const result of results) {
-    const figures = [(result.rows / result.cpuSeconds).toFixed(0).padStart(8), (result.bytes / 1e6 / result.cpuSeconds).toFixed(1).padStart(7), result.cpuSeconds.toFixed(1).padStart(7), result.seconds.toFixed(1).padStart(7), (result.bytes / 1e6).toFixed(1).padStart(8), result.peakRssMb.toFixed(0).padStart(7)];
+    const figures = [
+      (result.rows / result.cpuSeconds).toFixed(0).padStart(8),
+      (result.bytes / 1e6 / result.cpuSeconds).toFixed(1).padStart(7),
+      result.cpuSeconds.toFixed(1).padStart(7),
+      result.seconds.toFixed(1).padStart(7),
+      (result.bytes / 1e6).toFixed(1).padStart(8),
+      result.peakRssMb.toFixed(0).padStart(7),
+    ];
     lines.push(`${result.writer.padEnd(WIDTH)} ${figures.join(' ')} ${result.rowGroups.padStart(7)}  ${result.listTypes}`);
   }
   const base = results[0]!;
   lines.push('', `against ${base.writer}:`);
   for (const result of results.slice(1)) {
-    lines.push(`  ${result.writer.padEnd(WIDTH - 2)} speed x${(base.cpuSeconds / result.cpuSeconds).toFixed(2)}, file size x${(result.bytes / base.bytes).toFixed(2)}, peak RSS x${(result.peakRssMb / base.peakRssMb).toFixed(2)}`);
+    lines.push(
+      `  ${result.writer.padEnd(WIDTH - 2)} speed x${(base.cpuSeconds / result.cpuSeconds).toFixed(2)}, file size x${(result.bytes / base.bytes).toFixed(2)}, peak RSS x${(result.peakRssMb / base.peakRssMb).toFixed(2)}`,
+    );
   }
   lines.push('', 'rows/s and MB/s (of file written) per CPU second (user + system, all threads), as the machine may be shared; wall s');
   lines.push('for reference. speed x>1: faster than tokentap parquet (CPU time). peakMB: each');
-  lines.push('writer\'s own peak RSS (each runs in its own process), synthetic pool of 200 samples included.');
+  lines.push("writer's own peak RSS (each runs in its own process), synthetic pool of 200 samples included.");
   rmSync(folder, { recursive: true, force: true });
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -29,7 +29,15 @@ async function startServer(args: string[]): Promise<{ url: string; child: ChildP
 
 function chatBody(bytes: number, stream: boolean): string {
   const filler = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27)).slice(0, Math.max(0, bytes - 200));
-  return JSON.stringify({ model: 'Qwen/Qwen3-8B', stream, max_tokens: 64, messages: [{ role: 'system', content: filler }, { role: 'user', content: 'hello' }] });
+  return JSON.stringify({
+    model: 'Qwen/Qwen3-8B',
+    stream,
+    max_tokens: 64,
+    messages: [
+      { role: 'system', content: filler },
+      { role: 'user', content: 'hello' },
+    ],
+  });
 }
 
 /** One request, body read to the end; returns the latency in ms. */
@@ -41,7 +49,13 @@ async function timeRequest(pool: Pool, path: string, body: string): Promise<numb
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-async function runBatch(pool: Pool, path: string, body: string, requests: number, concurrency: number): Promise<{ latencies: number[]; seconds: number; errors: number }> {
+async function runBatch(
+  pool: Pool,
+  path: string,
+  body: string,
+  requests: number,
+  concurrency: number,
+): Promise<{ latencies: number[]; seconds: number; errors: number }> {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -66,9 +80,18 @@ function percentile(values: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
 
-interface Cpu { mainCpuMs: number; processCpuMs: number }
+interface Cpu {
+  mainCpuMs: number;
+  processCpuMs: number;
+}
 
-interface Totals { latencies: number[]; seconds: number; requests: number; errors: number; cpu: Cpu }
+interface Totals {
+  latencies: number[];
+  seconds: number;
+  requests: number;
+  errors: number;
+  cpu: Cpu;
+}
 
 type Target = 'direct' | 'pipe' | 'tokentap' | 'thread';
 
@@ -98,7 +121,9 @@ async function main(): Promise<void> {
       for (const stream of [false, true]) {
         for (const concurrency of [1, 64]) {
           const body = chatBody(bytes, stream);
-          const totals = Object.fromEntries(Object.keys(targets).map((name) => [name, { latencies: [], seconds: 0, requests: 0, errors: 0, cpu: { mainCpuMs: 0, processCpuMs: 0 } }])) as unknown as Record<Target, Totals>;
+          const totals = Object.fromEntries(
+            Object.keys(targets).map((name) => [name, { latencies: [], seconds: 0, requests: 0, errors: 0, cpu: { mainCpuMs: 0, processCpuMs: 0 } }]),
+          ) as unknown as Record<Target, Totals>;
           // warm-up, then rounds A B C A B C ... so drift hits every target alike
           for (const name of Object.keys(targets) as Target[]) await runBatch(pools[name], '/v1/chat/completions', body, 20, concurrency);
           for (let round = 0; round < rounds; round++) {
@@ -127,19 +152,22 @@ async function main(): Promise<void> {
     for (const server of [gateway, threadGateway, pipe, sim]) server.child.kill();
     rmSync(temp, { recursive: true, force: true });
   }
-  process.stdout.write([
-    `proxy overhead: ${rounds} interleaved rounds x ${requestsPerBatch} requests per target and case; latency = request sent to last byte read;`,
-    'tokentap records on a worker thread, "in-thread" on its event loop (recordInWorker: false); CPU ms/call: main thread / whole process',
-    '| body | mode | conc | direct p50 ms | pipe +p50 ms | tokentap +p50 ms | in-thread +p50 ms | pipe +p99 ms | tokentap +p99 ms | in-thread +p99 ms | pipe thr ratio | tokentap thr ratio | in-thread thr ratio | tokentap CPU ms/call | in-thread CPU ms/call | errors d/p/t/i |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows,
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `proxy overhead: ${rounds} interleaved rounds x ${requestsPerBatch} requests per target and case; latency = request sent to last byte read;`,
+      'tokentap records on a worker thread, "in-thread" on its event loop (recordInWorker: false); CPU ms/call: main thread / whole process',
+      '| body | mode | conc | direct p50 ms | pipe +p50 ms | tokentap +p50 ms | in-thread +p50 ms | pipe +p99 ms | tokentap +p99 ms | in-thread +p99 ms | pipe thr ratio | tokentap thr ratio | in-thread thr ratio | tokentap CPU ms/call | in-thread CPU ms/call | errors d/p/t/i |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ].join('\n') + '\n',
+  );
 }
 
 function formatRow(bytes: number, stream: boolean, concurrency: number, totals: Record<Target, Totals>): string {
   const p = (name: Target, fraction: number): number => percentile(totals[name].latencies, fraction);
   const added = (name: Target, fraction: number): string => (p(name, fraction) - p('direct', fraction)).toFixed(3);
-  const ratio = (name: Target): string => ((totals[name].requests / totals[name].seconds) / (totals.direct.requests / totals.direct.seconds)).toFixed(3);
+  const ratio = (name: Target): string =>
+    (totals[name].requests / totals[name].seconds / (totals.direct.requests / totals.direct.seconds)).toFixed(3);
   const cpu = (name: Target): string => {
     const calls = Math.max(1, totals[name].requests);
     return `${(totals[name].cpu.mainCpuMs / calls).toFixed(2)} / ${(totals[name].cpu.processCpuMs / calls).toFixed(2)}`;

@@ -10,8 +10,14 @@ export interface ChatAnswer {
   body: Record<string, unknown> | null;
 }
 
-type ChunkChoice = { delta?: { content?: string | null; tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> }; finish_reason?: string | null };
-type MessageChoice = { message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> }; finish_reason?: string | null };
+type ChunkChoice = {
+  delta?: { content?: string | null; tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }> };
+  finish_reason?: string | null;
+};
+type MessageChoice = {
+  message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
+  finish_reason?: string | null;
+};
 
 /**
  * Reads a 200 answer in full, as a client that wants the whole answer does. A stream counts as received in full
@@ -64,7 +70,10 @@ function parseBody(text: string): ChatAnswer | null {
 }
 
 function parseStream(text: string): ChatAnswer | null {
-  const events = text.split('\n\n').map((event) => event.trim()).filter((event) => event !== '');
+  const events = text
+    .split('\n\n')
+    .map((event) => event.trim())
+    .filter((event) => event !== '');
   if (events.at(-1) !== 'data: [DONE]') return null;
   let responseId: string | null = null;
   let content = '';

@@ -101,16 +101,30 @@ function measureInChild(mode: Mode, path: string): Measurement {
 
 function row(size: string, result: Measurement): string {
   const rate = (tokens: number): string => (tokens / result.cpuSeconds / 1e6).toFixed(1).padStart(9);
-  const columns = [String(result.sessions).padStart(8), String(result.samples).padStart(8), (result.tokens / 1e6).toFixed(1).padStart(8), result.seconds.toFixed(2).padStart(7), result.cpuSeconds.toFixed(2).padStart(7), rate(result.tokens), rate(result.inputTokens), result.peakRssMb.toFixed(0).padStart(7)];
+  const columns = [
+    String(result.sessions).padStart(8),
+    String(result.samples).padStart(8),
+    (result.tokens / 1e6).toFixed(1).padStart(8),
+    result.seconds.toFixed(2).padStart(7),
+    result.cpuSeconds.toFixed(2).padStart(7),
+    rate(result.tokens),
+    rate(result.inputTokens),
+    result.peakRssMb.toFixed(0).padStart(7),
+  ];
   return `${size.padEnd(6)} ${result.mode.padEnd(13)} ${columns.join(' ')}`;
 }
 
 function main(args: string[]): void {
   const full = benchStoreParams(args);
   const half: BenchStoreParams = { ...full, sessions: Math.max(1, Math.floor(full.sessions / 2)) };
-  const lines = [`reconstruct: ${full.sessions} sessions x ${full.turns} turns, ${full.systemTokens}-token system prompt, ${full.turnTokens} tokens per turn, drift ${full.driftRate} per turn`];
+  const lines = [
+    `reconstruct: ${full.sessions} sessions x ${full.turns} turns, ${full.systemTokens}-token system prompt, ${full.turnTokens} tokens per turn, drift ${full.driftRate} per turn`,
+  ];
   const paths: Record<string, string> = {};
-  for (const [size, params] of [['half', half], ['full', full]] as const) {
+  for (const [size, params] of [
+    ['half', half],
+    ['full', full],
+  ] as const) {
     const started = Date.now();
     paths[size] = makeBenchStore(params);
     lines.push(`${size} store: ${paths[size]} (${((Date.now() - started) / 1000).toFixed(1)} s to make or find)`);
@@ -127,12 +141,14 @@ function main(args: string[]): void {
   for (const mode of MODES) {
     const small = results[`half/${mode}`] as Measurement;
     const large = results[`full/${mode}`] as Measurement;
-    lines.push(`  ${mode.padEnd(13)} tokens x${(large.tokens / small.tokens).toFixed(2)}, cpu time x${(large.cpuSeconds / small.cpuSeconds).toFixed(2)}, wall time x${(large.seconds / small.seconds).toFixed(2)}`);
+    lines.push(
+      `  ${mode.padEnd(13)} tokens x${(large.tokens / small.tokens).toFixed(2)}, cpu time x${(large.cpuSeconds / small.cpuSeconds).toFixed(2)}, wall time x${(large.seconds / small.seconds).toFixed(2)}`,
+    );
   }
   lines.push('', 'Mtokens: ids emitted in samples, in millions (read: the ids read). wall, cpu: seconds. emitted/s, input/s: millions of');
   lines.push('ids emitted, and of prompt + completion ids of the calls covered, per CPU second (one core). A session read copies');
   lines.push('each stored id once (store/session-arena.ts) and hands out views, so input/s counts ids the read did not copy;');
-  lines.push('merge emits each chain once. peakMB: each run\'s own peak RSS (each runs in its own process).');
+  lines.push("merge emits each chain once. peakMB: each run's own peak RSS (each runs in its own process).");
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -20,10 +20,11 @@ const SYSTEM_PROMPT_TOKENS = 4096;
 const NEW_TOKENS_PER_TURN = 200; // the tool result or user message of each turn
 const COMPLETION_TOKENS = 200; // the assistant's answer: ~400 new tokens per turn in all
 const CHARS_PER_TOKEN = 4;
-const WORDS = ('the of and to in is that for it as with was on be by this are from or have an which not but all can '
-  + 'file function return const error value test build path string number import export class type module request '
-  + 'response session token model store write read check list update create delete source line change result').split(' ');
-
+const WORDS = (
+  'the of and to in is that for it as with was on be by this are from or have an which not but all can ' +
+  'file function return const error value test build path string number import export class type module request ' +
+  'response session token model store write read check list update create delete source line change result'
+).split(' ');
 
 const random = createSeededRandom(42).next;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -52,11 +53,16 @@ function buildTools(): unknown[] {
 
 function streamOf(answer: string, ids: number[]): string {
   const words = answer.split(' ');
-  const events = ids.map((id, index) => JSON.stringify({
-    id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'Qwen/Qwen3-8B',
-    choices: [{ index: 0, delta: { content: `${words[index % words.length]} ` }, logprobs: null, finish_reason: null }],
-    token_ids: [id],
-  }));
+  const events = ids.map((id, index) =>
+    JSON.stringify({
+      id: 'chatcmpl-bench',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: 'Qwen/Qwen3-8B',
+      choices: [{ index: 0, delta: { content: `${words[index % words.length]} ` }, logprobs: null, finish_reason: null }],
+      token_ids: [id],
+    }),
+  );
   return `${events.map((event) => `data: ${event}\n\n`).join('')}data: [DONE]\n\n`;
 }
 
@@ -81,16 +87,35 @@ function buildSession(): Turn[] {
     const completion = tokenIds(COMPLETION_TOKENS);
     turns.push({
       begin: {
-        sessionId: 'bench-agent', frontDoor: 'openai-chat', path: '/v1/chat/completions', requestedModel: 'claude-sonnet',
-        backendModel: 'Qwen/Qwen3-8B', stream: true, requestBody, backendRequestBody,
-        samplingParams: { temperature: 1, top_p: 1, max_tokens: 4096 }, metadata: { harness: 'bench' }, startedAt: turn * 1000,
+        sessionId: 'bench-agent',
+        frontDoor: 'openai-chat',
+        path: '/v1/chat/completions',
+        requestedModel: 'claude-sonnet',
+        backendModel: 'Qwen/Qwen3-8B',
+        stream: true,
+        requestBody,
+        backendRequestBody,
+        samplingParams: { temperature: 1, top_p: 1, max_tokens: 4096 },
+        metadata: { harness: 'bench' },
+        startedAt: turn * 1000,
       },
       finish: {
-        status: 'ok', tokenSource: 'backend', promptTokenIds: prompt, completionTokenIds: completion,
-        completionLogprobs: completion.map(() => -random() * 3), finishReason: 'stop', stopReason: null,
+        status: 'ok',
+        tokenSource: 'backend',
+        promptTokenIds: prompt,
+        completionTokenIds: completion,
+        completionLogprobs: completion.map(() => -random() * 3),
+        finishReason: 'stop',
+        stopReason: null,
         responseBody: { id: 'chatcmpl-bench', choices: [{ index: 0, message: { role: 'assistant', content: answer } }] },
-        responseStream: streamOf(answer, completion), usage: { promptTokens: prompt.length, completionTokens: COMPLETION_TOKENS },
-        error: null, httpStatus: 200, flags: [], timeToFirstTokenMs: 100, totalMs: 2000, endedAt: turn * 1000 + 900,
+        responseStream: streamOf(answer, completion),
+        usage: { promptTokens: prompt.length, completionTokens: COMPLETION_TOKENS },
+        error: null,
+        httpStatus: 200,
+        flags: [],
+        timeToFirstTokenMs: 100,
+        totalMs: 2000,
+        endedAt: turn * 1000 + 900,
       },
       rawBodyBytes: Buffer.byteLength(JSON.stringify(requestBody)) + Buffer.byteLength(JSON.stringify(backendRequestBody)),
     });
@@ -100,8 +125,7 @@ function buildSession(): Turn[] {
   return turns;
 }
 
-const toolsBytes = (turns: Turn[]): number =>
-  Buffer.byteLength(JSON.stringify((turns[0]?.begin.requestBody as { tools: unknown[] }).tools));
+const toolsBytes = (turns: Turn[]): number => Buffer.byteLength(JSON.stringify((turns[0]?.begin.requestBody as { tools: unknown[] }).tools));
 const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 
@@ -129,28 +153,37 @@ function main(): void {
 }
 
 function report(turns: Turn[], perTurn: number[], fileBytes: number): void {
-  const lines: string[] = [`store-size: one ${TURNS}-turn agent session (${SYSTEM_PROMPT_TOKENS}-token system prompt, `
-    + `~${NEW_TOKENS_PER_TURN + COMPLETION_TOKENS} new tokens per turn, ${kb(toolsBytes(turns))} of tools resent each turn)`, ''];
+  const lines: string[] = [
+    `store-size: one ${TURNS}-turn agent session (${SYSTEM_PROMPT_TOKENS}-token system prompt, ` +
+      `~${NEW_TOKENS_PER_TURN + COMPLETION_TOKENS} new tokens per turn, ${kb(toolsBytes(turns))} of tools resent each turn)`,
+    '',
+  ];
   lines.push('turn  prompt ids  raw bodies  stored this turn');
   const shown = (turn: number): boolean => turn <= 10 || (turn >= 45 && turn <= 55) || turn >= 90;
   perTurn.forEach((bytes, index) => {
     const turn = turns[index] as Turn;
     if (!shown(index + 1)) return;
     const promptIds = (turn.finish.promptTokenIds as number[]).length;
-    lines.push(`${String(index + 1).padStart(4)}  ${String(promptIds).padStart(10)}  ${kb(turn.rawBodyBytes).padStart(10)}  ${kb(bytes).padStart(16)}`);
+    lines.push(
+      `${String(index + 1).padStart(4)}  ${String(promptIds).padStart(10)}  ${kb(turn.rawBodyBytes).padStart(10)}  ${kb(bytes).padStart(16)}`,
+    );
   });
   const firstDecile = mean(perTurn.slice(0, 10));
   const firstDecileAfterTurnOne = mean(perTurn.slice(1, 10));
   const lastDecile = mean(perTurn.slice(90, 100));
   const stored = perTurn.reduce((sum, bytes) => sum + bytes, 0);
   const raw = turns.reduce((sum, turn) => sum + turn.rawBodyBytes, 0);
-  lines.push('', `mean stored per turn: turns 1-10 ${kb(firstDecile)}, 2-10 ${kb(firstDecileAfterTurnOne)}, `
-    + `45-55 ${kb(mean(perTurn.slice(44, 55)))}, 91-100 ${kb(lastDecile)}`);
-  lines.push(`ratio last decile / first decile: ${(lastDecile / firstDecile).toFixed(2)} `
-    + `(${(lastDecile / firstDecileAfterTurnOne).toFixed(2)} against turns 2-10, leaving out turn 1's system prompt and tools)`);
+  lines.push(
+    '',
+    `mean stored per turn: turns 1-10 ${kb(firstDecile)}, 2-10 ${kb(firstDecileAfterTurnOne)}, ` +
+      `45-55 ${kb(mean(perTurn.slice(44, 55)))}, 91-100 ${kb(lastDecile)}`,
+  );
+  lines.push(
+    `ratio last decile / first decile: ${(lastDecile / firstDecile).toFixed(2)} ` +
+      `(${(lastDecile / firstDecileAfterTurnOne).toFixed(2)} against turns 2-10, leaving out turn 1's system prompt and tools)`,
+  );
   lines.push(`total stored payload: ${kb(stored)}; database file after checkpoint: ${kb(fileBytes)}`);
-  lines.push(`raw request bodies (harness + backend JSON, the naive quadratic size): ${kb(raw)}; `
-    + `file / raw = ${(fileBytes / raw).toFixed(3)}`);
+  lines.push(`raw request bodies (harness + backend JSON, the naive quadratic size): ${kb(raw)}; ` + `file / raw = ${(fileBytes / raw).toFixed(3)}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -27,7 +27,12 @@ export interface RecoveryVerdict {
  *
  * @example const verdict = verifyRecoveredStore(store, sessionIds, ledger.acknowledged, simRecords);
  */
-export function verifyRecoveredStore(store: Store, sessionIds: readonly string[], acknowledged: readonly AcknowledgedCall[], simRecords: ReadonlyMap<string, SimGenerationRecord>): RecoveryVerdict {
+export function verifyRecoveredStore(
+  store: Store,
+  sessionIds: readonly string[],
+  acknowledged: readonly AcknowledgedCall[],
+  simRecords: ReadonlyMap<string, SimGenerationRecord>,
+): RecoveryVerdict {
   const verdict: RecoveryVerdict = { verified: 0, lost: 0, wrong: 0, committedUnacknowledged: 0, incomplete: 0, rows: 0, violations: [] };
   const acknowledgedIds = new Set(acknowledged.map((call) => call.callId));
   const rows = new Map<string, CallRow>();
@@ -75,9 +80,15 @@ function checkRow(store: Store, call: CallRow, simRecords: ReadonlyMap<string, S
   if (usedRecords.has(record.requestId)) return `a second row holds the simulator's generation ${record.requestId}`;
   usedRecords.add(record.requestId);
   if (call.tokenSource !== 'backend' || call.flags.length > 0) return `token source ${call.tokenSource}, flags ${call.flags.join(',')}`;
-  if (!sameNumbers(call.promptTokenIds, record.promptTokenIds)) return 'prompt ids differ from the simulator\'s';
-  if (!sameNumbers(call.completionTokenIds, record.completionTokenIds)) return 'completion ids differ from the simulator\'s';
-  if (!sameNumbers(call.completionLogprobs, record.logprobs.map((logprob) => Math.fround(logprob)))) return 'logprobs differ from the simulator\'s';
+  if (!sameNumbers(call.promptTokenIds, record.promptTokenIds)) return "prompt ids differ from the simulator's";
+  if (!sameNumbers(call.completionTokenIds, record.completionTokenIds)) return "completion ids differ from the simulator's";
+  if (
+    !sameNumbers(
+      call.completionLogprobs,
+      record.logprobs.map((logprob) => Math.fround(logprob)),
+    )
+  )
+    return "logprobs differ from the simulator's";
   if (call.finishReason !== record.finishReason) return `finish reason ${call.finishReason}, simulator ${record.finishReason}`;
   return null;
 }
@@ -86,17 +97,26 @@ function checkRow(store: Store, call: CallRow, simRecords: ReadonlyMap<string, S
 function checkClientView(store: Store, call: AcknowledgedCall, record: SimGenerationRecord | undefined): string | null {
   const bodies = store.getCallBodies(call.callId);
   const stored = bodies?.responseBody as { id?: unknown; choices?: Array<{ message?: Record<string, unknown> }>; usage?: unknown } | undefined;
-  if (record === undefined || stored?.id !== call.responseId) return `the client got response ${call.responseId}, the store holds ${String(stored?.id)}`;
+  if (record === undefined || stored?.id !== call.responseId)
+    return `the client got response ${call.responseId}, the store holds ${String(stored?.id)}`;
   if (!isDeepStrictEqual(bodies?.requestBody, call.requestBody)) return 'the stored request body differs from the one the client sent';
-  if (call.content !== (record.content ?? '')) return `the client got content ${JSON.stringify(call.content)}, the simulator generated ${JSON.stringify(record.content)}`;
+  if (call.content !== (record.content ?? ''))
+    return `the client got content ${JSON.stringify(call.content)}, the simulator generated ${JSON.stringify(record.content)}`;
   const toolCalls = call.toolCalls.map((toolCall) => ({ name: toolCall.name, arguments: JSON.parse(toolCall.arguments) as unknown }));
-  if (!isDeepStrictEqual(toolCalls, record.toolCalls.map((toolCall) => ({ name: toolCall.name, arguments: JSON.parse(toolCall.arguments) as unknown })))) return 'the client got other tool calls than the simulator generated';
+  if (
+    !isDeepStrictEqual(
+      toolCalls,
+      record.toolCalls.map((toolCall) => ({ name: toolCall.name, arguments: JSON.parse(toolCall.arguments) as unknown })),
+    )
+  )
+    return 'the client got other tool calls than the simulator generated';
   if (call.finishReason !== record.finishReason) return `the client got finish reason ${call.finishReason}, the simulator ${record.finishReason}`;
   if (call.body !== null) {
     const message = (call.body.choices as Array<{ message?: Record<string, unknown> }> | undefined)?.[0]?.message;
     const storedMessage = stored.choices?.[0]?.message;
-    if (message?.content !== storedMessage?.content || !isDeepStrictEqual(message?.tool_calls, storedMessage?.tool_calls)) return 'the client\'s message differs from the stored response body';
-    if (!isDeepStrictEqual(call.body.usage, stored.usage)) return 'the client\'s usage differs from the stored response body';
+    if (message?.content !== storedMessage?.content || !isDeepStrictEqual(message?.tool_calls, storedMessage?.tool_calls))
+      return "the client's message differs from the stored response body";
+    if (!isDeepStrictEqual(call.body.usage, stored.usage)) return "the client's usage differs from the stored response body";
   }
   return null;
 }

@@ -37,7 +37,9 @@ export function createProgressBar(stream: ProgressStream, unit: string, interval
       const fraction = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(fraction * width);
       const bar = '#'.repeat(filled) + '.'.repeat(width - filled);
-      stream.write(`\r[${bar}] ${String(Math.round(fraction * 100)).padStart(3)}% ${done}/${total} ${unit}${note === undefined ? '' : `  ${note}`}\x1b[K`);
+      stream.write(
+        `\r[${bar}] ${String(Math.round(fraction * 100)).padStart(3)}% ${done}/${total} ${unit}${note === undefined ? '' : `  ${note}`}\x1b[K`,
+      );
     },
     finish() {
       if (drawn) stream.write('\r\x1b[K');

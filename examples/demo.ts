@@ -22,7 +22,10 @@ const EXPECTED_FILE = 'print("hello from tokentap")\n';
 /** The simulated model's replies, in order, once each (a token-id prompt has no text to match on): write a file, read it back, answer. */
 const DEMO_SCRIPT: SimScript = {
   replies: [
-    { reasoning: 'The user wants a hello script. I will write it first.', toolCalls: [{ name: 'write_file', arguments: { path: 'hello.py', content: EXPECTED_FILE } }] },
+    {
+      reasoning: 'The user wants a hello script. I will write it first.',
+      toolCalls: [{ name: 'write_file', arguments: { path: 'hello.py', content: EXPECTED_FILE } }],
+    },
     { reasoning: 'Now check the file.', toolCalls: [{ name: 'read_file', arguments: { path: 'hello.py' } }] },
     { reasoning: 'It is correct.', content: 'Done: hello.py prints "hello from tokentap".' },
   ],
@@ -60,8 +63,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ reward: numb
   const workdir = mkdtempSync(join(tmpdir(), 'tokentap-demo-'));
   try {
     const session = await gateway.createSession({ id: SESSION, task: { prompt: 'hello.py' }, tags: ['demo'] });
-    print(`simulated vLLM backend: ${simUrl}\ntokentap gateway:       ${url}\nsession ${session.id}:        ${session.openai.baseURL} (key ${session.apiKey.slice(0, 6)}...)\n`);
-    const result = await runToolAgent({ ...session.openai, model: 'Qwen/Qwen3-8B', task: 'Create hello.py that prints a greeting, check it, and tell me when done.', workdir, stream: true });
+    print(
+      `simulated vLLM backend: ${simUrl}\ntokentap gateway:       ${url}\nsession ${session.id}:        ${session.openai.baseURL} (key ${session.apiKey.slice(0, 6)}...)\n`,
+    );
+    const result = await runToolAgent({
+      ...session.openai,
+      model: 'Qwen/Qwen3-8B',
+      task: 'Create hello.py that prints a greeting, check it, and tell me when done.',
+      workdir,
+      stream: true,
+    });
     print(`agent answered after ${result.turns} model calls: ${result.answer.trim()}\n`);
     // the reward: did the agent leave the file we asked for?
     const reward = readFileSync(join(workdir, 'hello.py'), 'utf8') === EXPECTED_FILE ? 1 : 0;
@@ -75,7 +86,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ reward: numb
     await gateway.close();
     await sim.close();
     rmSync(workdir, { recursive: true, force: true });
-    print(`\ninspect it yourself:\n  npx tokentap sessions --db ${db}\n  npx tokentap show ${SESSION} --db ${db}\n  npx tokentap export --db ${db} --format slime --out demo.slime.jsonl`);
+    print(
+      `\ninspect it yourself:\n  npx tokentap sessions --db ${db}\n  npx tokentap show ${SESSION} --db ${db}\n  npx tokentap export --db ${db} --format slime --out demo.slime.jsonl`,
+    );
   }
 }
 
@@ -88,7 +101,9 @@ async function printTrajectory(store: Store, print: (line: string) => void): Pro
     const completion = Array.from(call.completionTokenIds ?? []);
     const logprobs = Array.from(call.completionLogprobs ?? []);
     const meanLogprob = logprobs.reduce((sum, value) => sum + value, 0) / Math.max(1, logprobs.length);
-    print(`\n#${call.seq} ${call.status} ${call.frontDoor} ${call.stream ? 'stream' : 'json'}: ${prompt.length} prompt tokens, ${completion.length} sampled tokens (mean logprob ${meanLogprob.toFixed(3)}), finish ${call.finishReason}, ttft ${call.timeToFirstTokenMs} ms`);
+    print(
+      `\n#${call.seq} ${call.status} ${call.frontDoor} ${call.stream ? 'stream' : 'json'}: ${prompt.length} prompt tokens, ${completion.length} sampled tokens (mean logprob ${meanLogprob.toFixed(3)}), finish ${call.finishReason}, ttft ${call.timeToFirstTokenMs} ms`,
+    );
     print(`  prompt tail   ${JSON.stringify(tokenizer.decode(prompt.slice(-12)))}`);
     print(`  sampled text  ${JSON.stringify(tokenizer.decode(completion))}`);
     print(`  sampled ids   [${completion.slice(0, 12).join(', ')}${completion.length > 12 ? ', ...' : ''}]`);
@@ -96,8 +111,13 @@ async function printTrajectory(store: Store, print: (line: string) => void): Pro
   print('');
   for (const sample of reconstructSession(store, SESSION)) {
     const trained = sample.lossMask.reduce((sum, bit) => sum + bit, 0);
-    const verdict = verifySample(sample, calls.filter((call) => sample.callIds.includes(call.id)));
-    print(`training sample ${sample.chainIndex}: ${sample.tokens.length} tokens, ${trained} trained, ${sample.callIds.length} calls merged, reward ${sample.reward}, status ${sample.status}, verified ${verdict.ok}`);
+    const verdict = verifySample(
+      sample,
+      calls.filter((call) => sample.callIds.includes(call.id)),
+    );
+    print(
+      `training sample ${sample.chainIndex}: ${sample.tokens.length} tokens, ${trained} trained, ${sample.callIds.length} calls merged, reward ${sample.reward}, status ${sample.status}, verified ${verdict.ok}`,
+    );
   }
   return calls.length;
 }

@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import OpenAI from 'openai';
-import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionMessageToolCall, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { createGateway, type GroupInfo, type RolloutApi, type RolloutSession, type Sample, type Store } from '../index.js';
 import { createSimBackend, type SimScript } from '../sim/index.js';
 import { exportSamples } from '../export/export-samples.js';
@@ -19,7 +24,11 @@ export const TASK = { id: 'add-17-25', prompt: 'What is 17 + 25? Use the calcula
 
 const CALCULATOR: ChatCompletionTool = {
   type: 'function',
-  function: { name: 'calculator', description: 'Adds two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } },
+  function: {
+    name: 'calculator',
+    description: 'Adds two integers.',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+  },
 };
 
 /**
@@ -30,7 +39,12 @@ export const GRPO_SCRIPT: SimScript = {
   replies: [
     { match: { lastToolResultContains: '42' }, times: 5, reasoning: 'The calculator says 42.', content: '42' },
     { match: { lastToolResultContains: '42' }, times: 3, reasoning: 'I think it is a bit more.', content: 'It is 43.' },
-    { match: { lastUserContains: '17 + 25' }, times: 'forever', reasoning: 'I will add them with the tool.', toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }] },
+    {
+      match: { lastUserContains: '17 + 25' },
+      times: 'forever',
+      reasoning: 'I will add them with the tool.',
+      toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }],
+    },
   ],
   otherwise: 'error',
 };
@@ -129,7 +143,9 @@ export async function runGrpoExample(options: { print?: (line: string) => void; 
     for (const { sample, advantage } of scored) {
       const trained = sample.lossMask.reduce((sum, bit) => sum + bit, 0);
       const versions = [...new Set(sample.policyVersions.filter((version) => version !== null))].join(',');
-      print(`  ${sample.rolloutId.slice(0, 8)}  reward ${String(sample.reward).padStart(2)}  advantage ${advantage >= 0 ? '+' : ''}${advantage.toFixed(3)}  ${sample.tokens.length} tokens (${trained} trained, ${sample.callIds.length} calls)  policy ${versions}  ${sample.status}`);
+      print(
+        `  ${sample.rolloutId.slice(0, 8)}  reward ${String(sample.reward).padStart(2)}  advantage ${advantage >= 0 ? '+' : ''}${advantage.toFixed(3)}  ${sample.tokens.length} tokens (${trained} trained, ${sample.callIds.length} calls)  policy ${versions}  ${sample.status}`,
+      );
     }
     return scored;
   } finally {

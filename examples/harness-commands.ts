@@ -48,7 +48,19 @@ export function claudeCodeCommand(session: RolloutSession, options: HarnessComma
 }
 
 /** No update checks, analytics, feedback uploads or plugin syncs (they would leave the machine). */
-const CODEX_CONFIG = ['check_for_update_on_startup = false', '', '[analytics]', 'enabled = false', '', '[feedback]', 'enabled = false', '', '[features]', 'plugins = false', ''].join('\n');
+const CODEX_CONFIG = [
+  'check_for_update_on_startup = false',
+  '',
+  '[analytics]',
+  'enabled = false',
+  '',
+  '[feedback]',
+  'enabled = false',
+  '',
+  '[features]',
+  'plugins = false',
+  '',
+].join('\n');
 
 /**
  * Codex (`codex exec`) in a rollout session: a model provider whose base URL is the session's OpenAI URL, on the
@@ -61,7 +73,18 @@ const CODEX_CONFIG = ['check_for_update_on_startup = false', '', '[analytics]', 
 export function codexCommand(session: RolloutSession, options: HarnessCommandOptions): HarnessCommand {
   const provider = `model_providers.tokentap={name="tokentap",base_url="${session.openai.baseURL}",env_key="TOKENTAP_SESSION_KEY",wire_api="responses"}`;
   return {
-    args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-c', 'model_provider=tokentap', '-c', provider, '-m', options.model, options.prompt],
+    args: [
+      'exec',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '-c',
+      'model_provider=tokentap',
+      '-c',
+      provider,
+      '-m',
+      options.model,
+      options.prompt,
+    ],
     env: { TOKENTAP_SESSION_KEY: session.apiKey, CODEX_HOME: `${options.home}/.codex` },
     homeFiles: { '.codex/config.toml': CODEX_CONFIG },
   };

@@ -25,9 +25,10 @@ const SMALL_MODEL = 'tokentap-small-fast';
 
 /** The simulated model for one agent: its own write tool first, then the answer. */
 function scriptFor(harness: HarnessName, workdir: string): SimScript {
-  const write = harness === 'claude-code'
-    ? { name: 'Write', arguments: { file_path: join(workdir, FILE), content: CONTENT } }
-    : { name: 'exec_command', arguments: { cmd: `printf '%s' '${CONTENT}' > ${FILE} && echo wrote-notes` } };
+  const write =
+    harness === 'claude-code'
+      ? { name: 'Write', arguments: { file_path: join(workdir, FILE), content: CONTENT } }
+      : { name: 'exec_command', arguments: { cmd: `printf '%s' '${CONTENT}' > ${FILE} && echo wrote-notes` } };
   return {
     replies: [
       { match: { model: SMALL_MODEL }, times: 'forever', content: 'Harness rollout' },
@@ -55,8 +56,16 @@ function runAgent(bin: string, command: HarnessCommand, folders: { workdir: stri
   }
   // nothing inherited but PATH: no key, base URL or config of this machine reaches the agent
   const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: folders.home, USER: 'tokentap', LANG: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(folders.home, '.config'), XDG_DATA_HOME: join(folders.home, '.local/share'), XDG_STATE_HOME: join(folders.home, '.local/state'), XDG_CACHE_HOME: join(folders.home, '.cache'),
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: folders.home,
+    USER: 'tokentap',
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(folders.home, '.config'),
+    XDG_DATA_HOME: join(folders.home, '.local/share'),
+    XDG_STATE_HOME: join(folders.home, '.local/state'),
+    XDG_CACHE_HOME: join(folders.home, '.cache'),
     ...command.env,
   };
   return new Promise((resolve, reject) => {
@@ -86,11 +95,21 @@ export interface HarnessRolloutResult {
  *
  * @example const results = await runHarnessRollouts({ harnesses: ['claude-code', 'codex'], print: console.log });
  */
-export async function runHarnessRollouts(options: { harnesses: HarnessName[]; print?: (line: string) => void; timeoutMs?: number }): Promise<HarnessRolloutResult[]> {
+export async function runHarnessRollouts(options: {
+  harnesses: HarnessName[];
+  print?: (line: string) => void;
+  timeoutMs?: number;
+}): Promise<HarnessRolloutResult[]> {
   const print = options.print ?? ((line: string) => void process.stdout.write(line + '\n'));
   const scratch = mkdtempSync(join(tmpdir(), 'tokentap-harness-rollouts-'));
   const sim = await createSimBackend({ acceptAnyModel: true, script: { replies: [] } });
-  const gateway = createGateway({ backendUrl: await sim.listen(), db: join(scratch, 'rollouts.db'), port: 0, logLevel: 'warn', requireSessionKey: true });
+  const gateway = createGateway({
+    backendUrl: await sim.listen(),
+    db: join(scratch, 'rollouts.db'),
+    port: 0,
+    logLevel: 'warn',
+    requireSessionKey: true,
+  });
   try {
     await gateway.listen();
     const groupId = 'harness-rollouts';
@@ -101,9 +120,10 @@ export async function runHarnessRollouts(options: { harnesses: HarnessName[]; pr
       const home = mkdtempSync(join(scratch, `${harness}-home-`));
       const session = await gateway.createSession({ groupId, task: { prompt: PROMPT }, tags: [harness] });
       sim.setScript(scriptFor(harness, workdir));
-      const command = harness === 'claude-code'
-        ? claudeCodeCommand(session, { prompt: PROMPT, model: MODEL, smallModel: SMALL_MODEL, home })
-        : codexCommand(session, { prompt: PROMPT, model: MODEL, home });
+      const command =
+        harness === 'claude-code'
+          ? claudeCodeCommand(session, { prompt: PROMPT, model: MODEL, smallModel: SMALL_MODEL, home })
+          : codexCommand(session, { prompt: PROMPT, model: MODEL, home });
       const exitCode = await runAgent(findHarnessBin(harness), command, { workdir, home }, options.timeoutMs ?? 180_000);
       const written = existsSync(join(workdir, FILE)) ? readFileSync(join(workdir, FILE), 'utf8') : null;
       const reward = written === CONTENT ? 1 : 0;
@@ -116,7 +136,9 @@ export async function runHarnessRollouts(options: { harnesses: HarnessName[]; pr
     return runs.map((run) => {
       const samples = [...iterateSamples(gateway.store, { sessionIds: [run.sessionId] })];
       for (const sample of samples) {
-        print(`  ${run.harness} sample ${sample.chainIndex}: ${sample.tokens.length} tokens, ${sample.callIds.length} calls, reward ${sample.reward}, loss weight ${sample.lossWeight.toFixed(2)}`);
+        print(
+          `  ${run.harness} sample ${sample.chainIndex}: ${sample.tokens.length} tokens, ${sample.callIds.length} calls, reward ${sample.reward}, loss weight ${sample.lossWeight.toFixed(2)}`,
+        );
       }
       return { ...run, samples };
     });

@@ -4,7 +4,6 @@ import type { ExportSummary } from './export-options.js';
 import { exportSamples, type ExportSamplesOptions, type ExportSource } from './export-samples.js';
 import { countTrained, createExportSummary } from './export-summary.js';
 
-
 /** Values counted in [from, to) (the last bin of a reward histogram includes its `to`). */
 export interface HistogramBin {
   from: number;
@@ -65,7 +64,11 @@ export function computeDatasetStats(store: ExportSource, options: ExportSamplesO
   const trainedLengths = new Map<number, number>();
   const rewards: number[] = [];
   const advantages = { count: 0, min: Infinity, sum: 0, max: -Infinity };
-  const stats = { statuses: {} as Partial<Record<SampleStatus, number>>, faithful: { faithful: 0, notFaithful: 0 }, policyVersions: {} as Record<string, number> };
+  const stats = {
+    statuses: {} as Partial<Record<SampleStatus, number>>,
+    faithful: { faithful: 0, notFaithful: 0 },
+    policyVersions: {} as Record<string, number>,
+  };
   let rollouts = 0;
   let unversionedSamples = 0;
   for (const item of exportSamples(store, { ...selection, summary })) {
@@ -91,7 +94,8 @@ export function computeDatasetStats(store: ExportSource, options: ExportSamplesO
     trainedLengths: powerOfTwoHistogram(trainedLengths),
     rewards: distribution(rewards),
     unrewardedRollouts: rollouts - rewards.length,
-    advantages: advantages.count === 0 ? null : { count: advantages.count, min: advantages.min, mean: advantages.sum / advantages.count, max: advantages.max },
+    advantages:
+      advantages.count === 0 ? null : { count: advantages.count, min: advantages.min, mean: advantages.sum / advantages.count, max: advantages.max },
     ...stats,
     unversionedSamples,
   };
@@ -137,7 +141,11 @@ function distribution(values: readonly number[]): Distribution | null {
 function evenHistogram(values: readonly number[], min: number, max: number): HistogramBin[] {
   const binCount = min === max ? 1 : Math.min(REWARD_BINS, new Set(values).size);
   const width = (max - min) / binCount;
-  const bins = Array.from({ length: binCount }, (_, index) => ({ from: min + index * width, to: index === binCount - 1 ? max : min + (index + 1) * width, count: 0 }));
+  const bins = Array.from({ length: binCount }, (_, index) => ({
+    from: min + index * width,
+    to: index === binCount - 1 ? max : min + (index + 1) * width,
+    count: 0,
+  }));
   for (const value of values) {
     const index = width === 0 ? 0 : Math.min(binCount - 1, Math.floor((value - min) / width));
     (bins[index] as HistogramBin).count += 1;

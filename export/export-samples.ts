@@ -4,7 +4,14 @@ import type { TrainerAdapter } from '../trainer-adapters/trainer-adapter.js';
 import { createSampleFilter, DEFAULT_EXPORT_STATUSES, trainedPolicyVersions } from './create-sample-filter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
 import { countReason, countSample, createExportSummary } from './export-summary.js';
-import { exportUnit, exportWeighedStatuses, type ExportedRollout, type ExportUnitOptions, type ExportUnitSource, type KeptSample } from './export-unit.js';
+import {
+  exportUnit,
+  exportWeighedStatuses,
+  type ExportedRollout,
+  type ExportUnitOptions,
+  type ExportUnitSource,
+  type KeptSample,
+} from './export-unit.js';
 import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 
@@ -62,7 +69,9 @@ function* countEach(samples: Iterable<ExportSample>, summary: ExportSummary): Ge
 export function streamExportSamples(store: ExportSource, options: ExportSamplesOptions & { summary: ExportSummary }): Generator<ExportSample> {
   const needs = options.adapter?.needs;
   if (needs?.conversation === true && options.readConversation === undefined) {
-    throw new TokentapError('TT_INVALID_ARGUMENT', { message: 'this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)' });
+    throw new TokentapError('TT_INVALID_ARGUMENT', {
+      message: 'this format needs conversations: pass `readConversation` (trainer-adapters/conversation/)',
+    });
   }
   const filters = options.filters ?? {};
   const policyHistory = filters.maxStaleness === undefined ? [] : store.listPolicyVersions();
@@ -80,7 +89,12 @@ export function streamExportSamples(store: ExportSource, options: ExportSamplesO
 }
 
 /** The lazy part: units are read as samples are asked for. */
-function* streamUnits(store: ExportSource, options: ExportSamplesOptions, unitOptions: ExportUnitOptions, summary: ExportSummary): Generator<ExportSample> {
+function* streamUnits(
+  store: ExportSource,
+  options: ExportSamplesOptions,
+  unitOptions: ExportUnitOptions,
+  summary: ExportSummary,
+): Generator<ExportSample> {
   const { sessionsTotal, units, skipped } = selectExportUnits(store, { filters: unitOptions.filters, groupIds: options.groupIds });
   for (const [reason, count] of Object.entries(skipped)) countReason(summary.dropped, reason, count);
   const position = { index: 0, groupIndex: 0, rolloutIndex: 0 };

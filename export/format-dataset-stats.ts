@@ -27,11 +27,17 @@ export function formatDatasetStats(stats: DatasetStats): string {
   if (stats.rewards === null) lines.push(`rewards: none (${stats.unrewardedRollouts} rollouts without)`);
   else {
     const { count, min, mean, max, std } = stats.rewards;
-    lines.push(`rewards (${count} rollouts, ${stats.unrewardedRollouts} without): min ${number(min)}  mean ${number(mean)}  max ${number(max)}  std ${number(std)}`);
+    lines.push(
+      `rewards (${count} rollouts, ${stats.unrewardedRollouts} without): min ${number(min)}  mean ${number(mean)}  max ${number(max)}  std ${number(std)}`,
+    );
     lines.push(...formatHistogram(stats.rewards.histogram, (bin, last) => `[${number(bin.from)}, ${number(bin.to)}${last ? ']' : ')'}`));
   }
   const advantages = stats.advantages;
-  lines.push(advantages === null ? 'advantages: none' : `advantages (${advantages.count} rollouts): min ${number(advantages.min)}  mean ${number(advantages.mean)}  max ${number(advantages.max)}`);
+  lines.push(
+    advantages === null
+      ? 'advantages: none'
+      : `advantages (${advantages.count} rollouts): min ${number(advantages.min)}  mean ${number(advantages.mean)}  max ${number(advantages.max)}`,
+  );
   lines.push('tokens per sample:', ...formatHistogram(stats.lengths, tokenRange));
   lines.push('trained tokens per sample:', ...formatHistogram(stats.trainedLengths, tokenRange));
   return lines.join('\n') + '\n';

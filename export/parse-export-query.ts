@@ -86,14 +86,38 @@ const exportQuerySchema = z
     dropZeroVarianceGroups: flag.optional(),
     strategy: choice(['merge', 'per-call'] as const).optional(),
   })
-  .refine((query) => !(query.since !== undefined && query.until !== undefined && query.since >= query.until), { message: 'since must be before until', path: ['since'] })
-  .refine((query) => !(query.rewardMin !== undefined && query.rewardMax !== undefined && query.rewardMin > query.rewardMax), { message: 'rewardMin must not exceed rewardMax', path: ['rewardMin'] })
-  .refine((query) => !(query.minLength !== undefined && query.maxLength !== undefined && query.minLength > query.maxLength), { message: 'minLength must not exceed maxLength', path: ['minLength'] });
+  .refine((query) => !(query.since !== undefined && query.until !== undefined && query.since >= query.until), {
+    message: 'since must be before until',
+    path: ['since'],
+  })
+  .refine((query) => !(query.rewardMin !== undefined && query.rewardMax !== undefined && query.rewardMin > query.rewardMax), {
+    message: 'rewardMin must not exceed rewardMax',
+    path: ['rewardMin'],
+  })
+  .refine((query) => !(query.minLength !== undefined && query.maxLength !== undefined && query.minLength > query.maxLength), {
+    message: 'minLength must not exceed maxLength',
+    path: ['minLength'],
+  });
 
 /** The option names parseExportQuery reads (camelCase; each also accepted in kebab-case). @example EXPORT_QUERY_KEYS.includes('rewardMin') // true */
 export const EXPORT_QUERY_KEYS: readonly string[] = Object.keys(exportQuerySchema.shape);
 
-const FILTER_KEYS = ['since', 'until', 'tags', 'split', 'sessionIds', 'groupIds', 'rewardMin', 'rewardMax', 'status', 'faithfulOnly', 'minLength', 'maxLength', 'maxStaleness', 'policyVersions'] as const;
+const FILTER_KEYS = [
+  'since',
+  'until',
+  'tags',
+  'split',
+  'sessionIds',
+  'groupIds',
+  'rewardMin',
+  'rewardMax',
+  'status',
+  'faithfulOnly',
+  'minLength',
+  'maxLength',
+  'maxStaleness',
+  'policyVersions',
+] as const;
 const ADVANTAGE_KEYS = ['estimator', 'normalizeStd', 'epsilon', 'dropZeroVarianceGroups'] as const;
 
 /** `reward-min` -> `rewardMin` */
@@ -128,7 +152,8 @@ export function parseExportQuery(values: ExportQueryValues): ParsedExportQuery {
     input[name] = value;
   }
   const parsed = exportQuerySchema.safeParse(input);
-  if (!parsed.success) throw new TokentapError('EXPORT_INVALID_OPTION', { message: `Invalid export options: ${z.prettifyError(parsed.error)}`, cause: parsed.error });
+  if (!parsed.success)
+    throw new TokentapError('EXPORT_INVALID_OPTION', { message: `Invalid export options: ${z.prettifyError(parsed.error)}`, cause: parsed.error });
   const query = parsed.data;
   const filters: ExportFilters = {};
   for (const key of FILTER_KEYS) if (query[key] !== undefined) Object.assign(filters, { [key]: query[key] });

@@ -56,7 +56,8 @@ export function connectGateway(url: string, options: ConnectGatewayOptions = {})
     return key === undefined ? admin : { authorization: `Bearer ${key}` };
   };
   const actions: SessionActions = {
-    reward: (sessionId, reward, rewardOptions) => call<RewardRow>('POST', `${sessionPath(sessionId)}/reward`, rewardBody(reward, rewardOptions), asKey(sessionId)),
+    reward: (sessionId, reward, rewardOptions) =>
+      call<RewardRow>('POST', `${sessionPath(sessionId)}/reward`, rewardBody(reward, rewardOptions), asKey(sessionId)),
     end: (sessionId, status) => call<SessionInfo>('POST', `${sessionPath(sessionId)}/end`, { status }, asKey(sessionId)),
     // reading a session is the admin's: a session key may only reward and end its own session
     info: (sessionId) => call<SessionInfo>('GET', sessionPath(sessionId)),

@@ -17,7 +17,10 @@ const NOWHERE: DestinationStream = { write: () => undefined };
  *
  * @example const logger = createGatewayLogger(options.logger, config) // createGateway({ logger: 'debug' })
  */
-export function createGatewayLogger(option: GatewayLoggerOption | undefined, config: Pick<GatewayConfig, 'logLevel' | 'logFormat' | 'backendKey' | 'adminToken'>): Logger {
+export function createGatewayLogger(
+  option: GatewayLoggerOption | undefined,
+  config: Pick<GatewayConfig, 'logLevel' | 'logFormat' | 'backendKey' | 'adminToken'>,
+): Logger {
   if (typeof option === 'object') return option;
   const secrets = [config.backendKey, config.adminToken];
   if (option === undefined || option === false) return createLogger({ level: 'silent', destination: NOWHERE, secrets });

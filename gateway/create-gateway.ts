@@ -103,13 +103,21 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const instance = startGatewayInstance(store, logger as FastifyBaseLogger);
   // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape
   // fastify's per-request lines go to debug: a call's one info line is its `call ended` (calls/log-call-ends.ts)
-  const app = fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new RequestLogController(), bodyLimit: config.bodyLimit, return503OnClosing: false, forceCloseConnections: 'idle',
+  const app = fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new RequestLogController(),
+    bodyLimit: config.bodyLimit,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
     // requests the HTTP parser refuses (headers over maxHeaderSize, CR/LF in a header) get an error body every client reads
-    http: { maxHeaderSize: config.maxHeaderSize, ...requestTimeoutOptions(config.requestTimeoutMs) }, clientErrorHandler: answerClientError,
+    http: { maxHeaderSize: config.maxHeaderSize, ...requestTimeoutOptions(config.requestTimeoutMs) },
+    clientErrorHandler: answerClientError,
     // a client trickling its request (slowloris) is cut after requestTimeoutMs (408); fastify's default is never
     requestTimeout: config.requestTimeoutMs,
     // ids up to 128 characters reach the routes' own checks; what the router refuses is answered in protocol shape
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH }, frameworkErrors: createFrameworkErrorAnswer(ERROR_SCOPES_BY_PATH, openAiErrorHandler) });
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: createFrameworkErrorAnswer(ERROR_SCOPES_BY_PATH, openAiErrorHandler),
+  });
   const drain = installGracefulDrain(app, { timeoutMs: config.shutdownTimeoutMs, logger: logger as FastifyBaseLogger });
   const backend = createVllmBackend({
     backendUrl: config.backendUrl,
@@ -122,8 +130,20 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const recorder = createRecorder({ config, store, storeGiven: givenStore !== undefined, logger: logger as FastifyBaseLogger });
   // a registry per gateway: several gateways in one process never clash (docs/reliability.md)
   const metrics = new GatewayMetrics({ recorder });
-  const rollouts = new RolloutControl({ store, pauseMode: config.pauseMode, sessionIdleTimeoutMs: config.sessionIdleTimeoutMs, logger: logger as FastifyBaseLogger });
-  const context: GatewayContext = { config, backend, recorder: logCallEnds(observeRecorder(recorder, metrics), logger as FastifyBaseLogger), rollouts, metrics, instanceId: instance.id };
+  const rollouts = new RolloutControl({
+    store,
+    pauseMode: config.pauseMode,
+    sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
+    logger: logger as FastifyBaseLogger,
+  });
+  const context: GatewayContext = {
+    config,
+    backend,
+    recorder: logCallEnds(observeRecorder(recorder, metrics), logger as FastifyBaseLogger),
+    rollouts,
+    metrics,
+    instanceId: instance.id,
+  };
   if (config.tokenFaithful.length > 0) {
     context.tokenFaithful = createTokenFaithful({
       models: config.tokenFaithful,
@@ -161,7 +181,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       // connect timeouts); the kernel caps it at net.core.somaxconn
       const address = await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
       listeningAt = address.replace('://[::1]', '://localhost');
-      for (const warning of publicBindWarnings(config)) logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey, adminToken: config.adminToken !== undefined }, warning);
+      for (const warning of publicBindWarnings(config))
+        logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey, adminToken: config.adminToken !== undefined }, warning);
       return listeningAt;
     },
     close: () => app.close(),
@@ -192,13 +213,16 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   registerObservabilityRoutes(app, context);
   openAiErrorHandler.setOn(app);
   for (const prefix of ['/v1', '/s/:sessionId/v1']) {
-    void app.register(async (scope) => {
-      openAiErrorHandler.setOn(scope);
-      registerOpenAiChat(scope, context);
-      registerOpenAiModels(scope, context);
-      registerOpenAiResponses(scope, context);
-      registerOpenAiCompletions(scope, context);
-    }, { prefix });
+    void app.register(
+      async (scope) => {
+        openAiErrorHandler.setOn(scope);
+        registerOpenAiChat(scope, context);
+        registerOpenAiModels(scope, context);
+        registerOpenAiResponses(scope, context);
+        registerOpenAiCompletions(scope, context);
+      },
+      { prefix },
+    );
   }
   registerAnthropicFrontDoor(app, context);
   registerAdminApi(app, context);

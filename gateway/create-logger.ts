@@ -77,7 +77,8 @@ function destinationOf(options: CreateLoggerOptions): DestinationStream {
   if (!options.pretty) return options.destination ?? pino.destination(1);
   // pino-pretty is loaded only for a pretty logger; on a terminal it formats on its own thread (a transport)
   // colours only for a terminal: `--log-format pretty` into a pipe or a file gets plain text
-  if (options.destination === undefined) return pino.transport({ target: 'pino-pretty', options: { ...PRETTY_OPTIONS, colorize: process.stdout.isTTY === true } }) as DestinationStream;
+  if (options.destination === undefined)
+    return pino.transport({ target: 'pino-pretty', options: { ...PRETTY_OPTIONS, colorize: process.stdout.isTTY === true } }) as DestinationStream;
   const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({ ...PRETTY_OPTIONS, colorize: false, destination: options.destination });
 }
@@ -89,12 +90,28 @@ function destinationOf(options: CreateLoggerOptions): DestinationStream {
 function censoringSerializers(censor: LogCensor): NonNullable<LoggerOptions['serializers']> {
   return {
     msg: (message: unknown) => (typeof message === 'string' ? censor.text(message) : censor.value(message)),
-    req: (request: { method?: string; url?: string; host?: string; ip?: string; headers?: Record<string, unknown>; socket?: { remotePort?: number }; raw?: unknown }) => censor.value(
-      // fastify's request: what fastify's own serializer logs (never the headers); anything else, censored whole
-      request.raw === undefined ? request : {
-        method: request.method, url: request.url, version: request.headers?.['accept-version'], host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort,
-      },
-    ),
+    req: (request: {
+      method?: string;
+      url?: string;
+      host?: string;
+      ip?: string;
+      headers?: Record<string, unknown>;
+      socket?: { remotePort?: number };
+      raw?: unknown;
+    }) =>
+      censor.value(
+        // fastify's request: what fastify's own serializer logs (never the headers); anything else, censored whole
+        request.raw === undefined
+          ? request
+          : {
+              method: request.method,
+              url: request.url,
+              version: request.headers?.['accept-version'],
+              host: request.host,
+              remoteAddress: request.ip,
+              remotePort: request.socket?.remotePort,
+            },
+      ),
     res: (reply: { statusCode?: number; raw?: unknown }) => (reply.raw === undefined ? censor.value(reply) : { statusCode: reply.statusCode }),
     err: (error: unknown) => censor.value(error instanceof Error ? pino.stdSerializers.err(error) : error),
   };
@@ -107,8 +124,12 @@ function censorFields(object: Record<string, unknown>, censor: LogCensor): Recor
 }
 
 function finishedLineCensor(secrets: ReadonlyArray<string | undefined>): (line: string) => string {
-  const written = [...new Set(secrets
-    .filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4)
-    .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
+  const written = [
+    ...new Set(
+      secrets
+        .filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4)
+        .flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]),
+    ),
+  ];
   return (line) => written.reduce((result, secret) => (result.includes(secret) ? result.split(secret).join('[Redacted]') : result), line);
 }

@@ -28,12 +28,22 @@ export interface GatewayInstance {
 export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, options: { heartbeatMs?: number } = {}): GatewayInstance {
   const now = Date.now();
   const row: GatewayInstanceRow = {
-    id: randomUUID(), host: hostname(), pid: process.pid, processScope: processScope(), processStart: processStartTime(process.pid), startedAt: now, seenAt: now,
+    id: randomUUID(),
+    host: hostname(),
+    pid: process.pid,
+    processScope: processScope(),
+    processStart: processStartTime(process.pid),
+    startedAt: now,
+    seenAt: now,
   };
   store.registerInstance(row);
   const recover = (): void => {
     const recovered = store.recoverOrphanedCalls((other) => other.id === row.id || isInstanceLive(other, Date.now(), row.processScope));
-    if (recovered.calls > 0) logger.warn({ calls: recovered.calls, gateways: recovered.instances }, 'calls left in progress by a gateway that is gone are marked incomplete');
+    if (recovered.calls > 0)
+      logger.warn(
+        { calls: recovered.calls, gateways: recovered.instances },
+        'calls left in progress by a gateway that is gone are marked incomplete',
+      );
   };
   recover();
   const timer = setInterval(() => {

@@ -103,7 +103,10 @@ function trackHandler(handler: RouteHandlerMethod, running: Set<Promise<void>>):
   return function tracked(this: FastifyInstance, request, reply) {
     const result: unknown = handler.call(this, request, reply);
     if (result instanceof Promise) {
-      const settled = result.then(() => undefined, () => undefined);
+      const settled = result.then(
+        () => undefined,
+        () => undefined,
+      );
       running.add(settled);
       void settled.then(() => running.delete(settled));
     }

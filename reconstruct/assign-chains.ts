@@ -121,7 +121,9 @@ function continuesOutsider(prompt: Int32Array, outsider: ChainEntry, depth: numb
  */
 function closestEntry(entries: readonly ChainEntry[], index: number, tips: readonly number[], outsiders: readonly number[]): ChainBreak {
   const prompt = (entries[index] as ChainEntry).prompt;
-  const continued = outsiders.filter((outsider) => sharedWith(prompt, entries[outsider] as ChainEntry) > (entries[outsider] as ChainEntry).prompt.length);
+  const continued = outsiders.filter(
+    (outsider) => sharedWith(prompt, entries[outsider] as ChainEntry) > (entries[outsider] as ChainEntry).prompt.length,
+  );
   const closest = mostShared(entries, prompt, [...tips, ...continued]);
   const chosen = closest.position > 0 ? closest : mostShared(entries, prompt, outsiders);
   return { entry: index, ...chosen };

@@ -51,11 +51,17 @@ export function classifyDrift(evidence: DriftEvidence): DriftVerdict {
     return { kind: 'retokenized', reason: 'the same text came back as other token ids' };
   }
   if (position >= promptLength && opened.prompt.length > promptLength) {
-    if (against.call.flags.length > 0) return { kind: 'truncated-completion', reason: `its recorded completion is flagged ${against.call.flags.join(', ')}, so it cannot be carried on` };
-    if (isCutCompletion(against.call)) return { kind: 'truncated-completion', reason: `its completion was cut (${cutCause(against.call)}), so it cannot be carried on` };
+    if (against.call.flags.length > 0)
+      return {
+        kind: 'truncated-completion',
+        reason: `its recorded completion is flagged ${against.call.flags.join(', ')}, so it cannot be carried on`,
+      };
+    if (isCutCompletion(against.call))
+      return { kind: 'truncated-completion', reason: `its completion was cut (${cutCause(against.call)}), so it cannot be carried on` };
   }
   if (position >= sequenceLength) return { kind: 'parallel-branch', reason: 'forks after that turn, from the middle of its chain' };
-  if (position === promptLength && opened.prompt.length === promptLength) return { kind: 'parallel-branch', reason: 'the same prompt again: a retry or a sibling' };
+  if (position === promptLength && opened.prompt.length === promptLength)
+    return { kind: 'parallel-branch', reason: 'the same prompt again: a retry or a sibling' };
   const openedTurn = evidence.readTurn(opened.call);
   const againstTurn = openedTurn === null ? null : evidence.readTurn(against.call);
   if (openedTurn !== null && againstTurn !== null && againstTurn.reply !== null) return compareTurns(openedTurn, againstTurn, evidence);
@@ -68,7 +74,11 @@ function compareTurns(opened: ChatTurn, against: ChatTurn, evidence: DriftEviden
   const earlier = [...against.messages, against.reply as string];
   const shared = sharedMessageCount(opened.messages, earlier);
   const historyLength = against.messages.length;
-  if (shared > historyLength) return { kind: 'template-rerender', reason: 'same history and reply by meaning, rendered into other tokens (e.g. reasoning dropped, arguments re-printed)' };
+  if (shared > historyLength)
+    return {
+      kind: 'template-rerender',
+      reason: 'same history and reply by meaning, rendered into other tokens (e.g. reasoning dropped, arguments re-printed)',
+    };
   if (shared === historyLength) {
     if (opened.messages.length > shared && roleOf(opened.messages[shared]) === 'assistant') {
       return { kind: 'history-edited', reason: 'sends back another reply than the one sampled' };
@@ -80,17 +90,22 @@ function compareTurns(opened: ChatTurn, against: ChatTurn, evidence: DriftEviden
     return { kind: 'history-edited', reason: `message ${shared} changed or went missing while later ones stayed (truncation or an edit)` };
   }
   if (shared === 0) return { kind: 'parallel-branch', reason: 'starts from another first message: a sub-agent or another conversation' };
-  if (evidence.againstContinuesLater) return { kind: 'parallel-branch', reason: `shares ${shared} messages, then goes its own way while that chain goes on (a sub-agent or branch)` };
+  if (evidence.againstContinuesLater)
+    return { kind: 'parallel-branch', reason: `shares ${shared} messages, then goes its own way while that chain goes on (a sub-agent or branch)` };
   return { kind: 'history-edited', reason: `replaces the history from message ${shared} on and that chain stops (compaction or a rewrite)` };
 }
 
 function compareIds(evidence: DriftEvidence, promptLength: number): DriftVerdict {
   const { position } = evidence;
   if (position < promptLength) {
-    if (position > 0 && !evidence.againstContinuesLater) return { kind: 'history-edited', reason: 'diverges inside that prompt and that chain stops (no chat bodies to compare)' };
+    if (position > 0 && !evidence.againstContinuesLater)
+      return { kind: 'history-edited', reason: 'diverges inside that prompt and that chain stops (no chat bodies to compare)' };
     return { kind: 'parallel-branch', reason: 'diverges inside that prompt while that chain goes on (no chat bodies to compare)' };
   }
-  return { kind: 'template-rerender', reason: 'that turn came back as other ids (no chat bodies; without a tokenizer a retokenization reads the same)' };
+  return {
+    kind: 'template-rerender',
+    reason: 'that turn came back as other ids (no chat bodies; without a tokenizer a retokenization reads the same)',
+  };
 }
 
 /**

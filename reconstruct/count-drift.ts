@@ -1,13 +1,7 @@
 import type { DriftDiagnostic, DriftKind } from './sample.js';
 
 /** Every drift kind, in the order reports list them. */
-export const DRIFT_KINDS: readonly DriftKind[] = [
-  'template-rerender',
-  'retokenized',
-  'history-edited',
-  'parallel-branch',
-  'truncated-completion',
-];
+export const DRIFT_KINDS: readonly DriftKind[] = ['template-rerender', 'retokenized', 'history-edited', 'parallel-branch', 'truncated-completion'];
 
 /**
  * Breaks per kind, every kind present (0 when none).

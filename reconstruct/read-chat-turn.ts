@@ -64,7 +64,10 @@ function contentText(content: unknown): string {
   else if (Array.isArray(content)) {
     text = content.map((part) => (typeof part === 'string' ? part : isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('\n');
   }
-  return text.replace(/<think>[\s\S]*?<\/think>/g, '').replace(/^[\s\S]*<\/think>/, '').trim();
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/g, '')
+    .replace(/^[\s\S]*<\/think>/, '')
+    .trim();
 }
 
 function canonicalToolCall(toolCall: unknown): unknown {

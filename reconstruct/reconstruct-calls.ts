@@ -55,7 +55,14 @@ export function reconstructChains(
   const fields = (): { sessionId: string; chainIndex: number; diagnostics: DriftDiagnostic[] } => ({ sessionId, chainIndex: 0, diagnostics: [] });
   for (const [index, call] of calls.entries()) {
     const role = roles[index] as CallRole;
-    if (role.kind === 'skip') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: role.reason, ...(role.error === undefined ? {} : { error: role.error }) });
+    if (role.kind === 'skip')
+      skipped.push({
+        callId: call.id,
+        seq: call.seq,
+        status: call.status,
+        reason: role.reason,
+        ...(role.error === undefined ? {} : { error: role.error }),
+      });
     else if (role.kind === 'retokenize') {
       const turn = retokenizedTurn(call, readBodies, options);
       if (typeof turn === 'string') skipped.push({ callId: call.id, seq: call.seq, status: call.status, reason: turn });
@@ -154,7 +161,8 @@ function retokenizedTurn(call: CallRow, readBodies: (callId: string) => CallBodi
   if (bodies === null || options.retokenizer === undefined) return 'no stored bodies to retokenize';
   const ids = options.retokenizer(call, bodies);
   if (ids === null) return 'the retokenizer could not rebuild its ids';
-  if ('source' in ids && ids.source === 'refused') return `the retokenizer refused: ${ids.reason}${ids.detail === undefined ? '' : ` (${ids.detail})`}`;
+  if ('source' in ids && ids.source === 'refused')
+    return `the retokenizer refused: ${ids.reason}${ids.detail === undefined ? '' : ` (${ids.detail})`}`;
   if (!('promptTokenIds' in ids)) return 'the retokenizer returned no ids';
   return { call, prompt: ids.promptTokenIds, completion: ids.completionTokenIds, logprobs: null };
 }

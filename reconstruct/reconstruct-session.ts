@@ -26,7 +26,11 @@ export function reconstructSession(store: ReconstructSource & RolloutFieldsSourc
  * const report = reconstructSessionReport(store, 'run-42', { tokenizer });
  * report.driftCounts['template-rerender']; // 19
  */
-export function reconstructSessionReport(store: ReconstructSource & RolloutFieldsSource, sessionId: string, options: SessionReportOptions = {}): SessionReconstruction {
+export function reconstructSessionReport(
+  store: ReconstructSource & RolloutFieldsSource,
+  sessionId: string,
+  options: SessionReportOptions = {},
+): SessionReconstruction {
   const report = reconstructChains(sessionId, store.listCalls(sessionId), (callId) => store.getCallBodies(callId, { lazy: true }), options);
   // group, rewards and end status from the rollout API, when the store has them: a session that ended failed or
   // aborted gives its samples that status, so the weights come after

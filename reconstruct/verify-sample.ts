@@ -70,11 +70,13 @@ function checkCall(sample: Sample, row: CallRow, position: number, owner: Int32A
   if (row.tokenSource !== 'backend') return void errors.push(`${name} has no backend token ids (tokenSource ${row.tokenSource})`);
   if (row.flags.length > 0) return void errors.push(`${name} is flagged ${row.flags.join(', ')}: its ids cannot be trained`);
   if (prompt === null || completion === null || logprobs === null) return void errors.push(`${name} lacks prompt ids, completion ids or logprobs`);
-  if (logprobs.length !== completion.length) return void errors.push(`${name} has ${logprobs.length} logprobs for ${completion.length} completion ids`);
+  if (logprobs.length !== completion.length)
+    return void errors.push(`${name} has ${logprobs.length} logprobs for ${completion.length} completion ids`);
   const end = prompt.length + completion.length;
   if (end > sample.tokens.length) return void errors.push(`${name} needs ${end} tokens, the sample has ${sample.tokens.length}`);
   const promptMismatch = firstMismatch(sample.tokens, 0, prompt);
-  if (promptMismatch !== -1) errors.push(`${name}: token ${promptMismatch} is ${sample.tokens[promptMismatch]}, its prompt has ${prompt[promptMismatch]} there`);
+  if (promptMismatch !== -1)
+    errors.push(`${name}: token ${promptMismatch} is ${sample.tokens[promptMismatch]}, its prompt has ${prompt[promptMismatch]} there`);
   const completionMismatch = firstMismatch(sample.tokens, prompt.length, completion);
   if (completionMismatch !== -1) {
     const at = prompt.length + completionMismatch;
@@ -87,8 +89,10 @@ function checkCall(sample: Sample, row: CallRow, position: number, owner: Int32A
     if (owner[at] !== -1) errors.push(`token ${at} is claimed as sampled by two calls`);
     owner[at] = position;
     if (sample.lossMask[at] !== 1) errors.push(`${name}: sampled token ${at} has mask ${sample.lossMask[at]}`);
-    if (sampleBits[at] !== rowBits[index]) errors.push(`${name}: token ${at} has logprob ${sample.logprobs[at]}, the backend reported ${logprobs[index]}`);
-    if (sample.policyVersions[at] !== row.policyVersion) errors.push(`${name}: token ${at} has policy version ${String(sample.policyVersions[at])}, the call ${String(row.policyVersion)}`);
+    if (sampleBits[at] !== rowBits[index])
+      errors.push(`${name}: token ${at} has logprob ${sample.logprobs[at]}, the backend reported ${logprobs[index]}`);
+    if (sample.policyVersions[at] !== row.policyVersion)
+      errors.push(`${name}: token ${at} has policy version ${String(sample.policyVersions[at])}, the call ${String(row.policyVersion)}`);
   }
 }
 

@@ -36,7 +36,10 @@ const allowScripts = {
   koffi: false,
   protobufjs: false,
 };
-writeFileSync(join(cache, 'package.json'), `${JSON.stringify({ name: 'tokentap-harness-cache', private: true, dependencies, allowScripts }, null, 2)}\n`);
+writeFileSync(
+  join(cache, 'package.json'),
+  `${JSON.stringify({ name: 'tokentap-harness-cache', private: true, dependencies, allowScripts }, null, 2)}\n`,
+);
 const specs = Object.values(pins).map((pin) => `${pin.package}@${pin.version}`);
 console.log(`harnesses: installing ${specs.join(' ')} into ${cache}`);
 const started = Date.now();

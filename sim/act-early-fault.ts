@@ -15,12 +15,7 @@ import { VllmError, vllmErrorBody } from './vllm-error.js';
  * @example
  * if (actEarlyFault(context, record, decision.fault, reply)) return;
  */
-export function actEarlyFault(
-  context: SimContext,
-  record: SimGenerationRecord,
-  fault: ResolvedSimFault | null,
-  reply: FastifyReply,
-): boolean {
+export function actEarlyFault(context: SimContext, record: SimGenerationRecord, fault: ResolvedSimFault | null, reply: FastifyReply): boolean {
   if (fault === null) return false;
   switch (fault.kind) {
     case 'refuse':

@@ -56,7 +56,10 @@ export function* chatStreamEvents(input: ChatStreamInput): Generator<StreamEvent
       finish_reason: last ? streamFinishReason(input, deltas.toolCallsStreamed) : null,
     };
     if (last) choice.stop_reason = plan.stopReason;
-    setTokenIds(choice, 'token_ids', wrongIdsPending ? [ids[0] ?? 0, ...ids] : ids, { requested: input.returnTokenIds, unrequested: input.unrequestedTokenIds });
+    setTokenIds(choice, 'token_ids', wrongIdsPending ? [ids[0] ?? 0, ...ids] : ids, {
+      requested: input.returnTokenIds,
+      unrequested: input.unrequestedTokenIds,
+    });
     if (input.returnTokenIds) wrongIdsPending = false;
     const chunk = chunkHead(input, [choice]);
     if (input.continuousUsage) chunk.usage = usageInfo(promptTokens, group.end, { withDetails: false });

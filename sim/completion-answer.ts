@@ -84,7 +84,13 @@ export function* completionStreamEvents(answer: CompletionAnswer): Generator<Str
     setTokenIds(choice, 'prompt_token_ids', group.start === 0 ? answer.promptTokenIds : null, tokenOptions);
     setTokenIds(choice, 'token_ids', answer.wrongTokenIds && group.start === 0 ? [ids[0] ?? 0, ...ids] : ids, tokenOptions);
     textOffset += characterCount(text);
-    const chunk: Record<string, unknown> = { id: answer.requestId, object: 'text_completion', created: answer.created, model: answer.model, choices: [choice] };
+    const chunk: Record<string, unknown> = {
+      id: answer.requestId,
+      object: 'text_completion',
+      created: answer.created,
+      model: answer.model,
+      choices: [choice],
+    };
     if (answer.continuousUsage) chunk.usage = usageInfo(answer.promptTokenIds.length, group.end, { withDetails: false });
     yield { data: JSON.stringify(chunk), tokens: group.end - group.start };
   }

@@ -80,7 +80,8 @@ function createContext(options: SimBackendOptions): SimContext {
   let loaded: HfTokenizer | null = null;
   const tokensPerSecond = options.tokensPerSecond ?? 0;
   const streamInterval = options.streamInterval ?? 1;
-  if (!Number.isInteger(streamInterval) || streamInterval < 1) throw new TokentapError('TT_INVALID_ARGUMENT', { message: `streamInterval must be a whole number from 1, got ${streamInterval}` });
+  if (!Number.isInteger(streamInterval) || streamInterval < 1)
+    throw new TokentapError('TT_INVALID_ARGUMENT', { message: `streamInterval must be a whole number from 1, got ${streamInterval}` });
   return {
     modelName: options.modelName ?? DEFAULT_MODEL_NAME,
     acceptAnyModel: options.acceptAnyModel ?? false,
@@ -119,7 +120,10 @@ function setErrorHandlers(app: FastifyInstance, context: SimContext): void {
       request.log.error({ err: error }, 'simulator failure');
       vllmError = new VllmError(500, error.message);
     }
-    return reply.code(vllmError.status).type('application/json').send(JSON.stringify(vllmErrorBody(vllmError, context.errorShape)));
+    return reply
+      .code(vllmError.status)
+      .type('application/json')
+      .send(JSON.stringify(vllmErrorBody(vllmError, context.errorShape)));
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send('{"detail":"Not Found"}'));
 }

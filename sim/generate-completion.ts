@@ -118,7 +118,10 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
   if (tokenTexts.length > 0) tokenTexts[tokenTexts.length - 1] += detokenizer.flush();
   // the parts' offsets index the rendered text, so the streamed text must be that text
   if (tokenTexts.join('') !== layout.text) {
-    throw new VllmError(500, 'The simulator cannot stream this reply: its tokens do not decode back to the rendered text (a tokenizer that normalizes text differently).');
+    throw new VllmError(
+      500,
+      'The simulator cannot stream this reply: its tokens do not decode back to the rendered text (a tokenizer that normalizes text differently).',
+    );
   }
   const endsTurn = reply.finishReason !== 'length';
   if (endsTurn) {

@@ -42,7 +42,12 @@ async function chatCompletion(context: SimContext, request: FastifyRequest, repl
   record.scriptEntry = decision.scriptEntry;
   checkChatReply(decision.reply, decision.scriptEntry);
   if (actEarlyFault(context, record, decision.fault, reply)) return;
-  const generation = await generateCompletion(context, decision, { thinking: settings.thinking, maxTokens, promptHash: hash, ...stopConditions(body) });
+  const generation = await generateCompletion(context, decision, {
+    thinking: settings.thinking,
+    maxTokens,
+    promptHash: hash,
+    ...stopConditions(body),
+  });
   const output = chatMessageFields(generation.layout, { textEnd: generation.text.length, parseToolCalls: settings.parseToolCalls });
   const answer = chatAnswer(context, record, body, settings, generation, output, hash);
   fillRecord(record, answer, decision.fault);

@@ -105,7 +105,13 @@ async function readPrompt(context: SimContext, record: SimGenerationRecord, body
   throw new VllmError(400, 'The tokentap simulator takes one prompt per request (a string or a list of token ids).', { param: 'prompt' });
 }
 
-function completionAnswer(context: SimContext, record: SimGenerationRecord, body: CompletionRequest, generation: Generation, hash: number): CompletionAnswer {
+function completionAnswer(
+  context: SimContext,
+  record: SimGenerationRecord,
+  body: CompletionRequest,
+  generation: Generation,
+  hash: number,
+): CompletionAnswer {
   const logprobs = body.logprobs;
   return {
     requestId: record.requestId,

@@ -3,9 +3,7 @@ import { MAX_LOGPROBS } from './sim-options.js';
 import { VllmError } from './vllm-error.js';
 
 const optionalInteger = z.number().int().nullish();
-const streamOptionsSchema = z
-  .looseObject({ include_usage: z.boolean().nullish(), continuous_usage_stats: z.boolean().nullish() })
-  .nullish();
+const streamOptionsSchema = z.looseObject({ include_usage: z.boolean().nullish(), continuous_usage_stats: z.boolean().nullish() }).nullish();
 const commonFields = {
   model: z.string().nullish(),
   stream: z.boolean().nullish(),

@@ -23,7 +23,9 @@ const scriptToolCallSchema = z.strictObject({
    * an object (printed like the chat template's `tojson`) or the text of a JSON object, written as is; the answer
    * is built from it (vLLM re-dumps the arguments of a non-streamed call), so it must be a JSON object
    */
-  arguments: z.union([z.record(z.string(), z.unknown()), z.string().refine(isJsonObjectText, 'a string `arguments` must be the text of a JSON object')]).default({}),
+  arguments: z
+    .union([z.record(z.string(), z.unknown()), z.string().refine(isJsonObjectText, 'a string `arguments` must be the text of a JSON object')])
+    .default({}),
 });
 
 function isJsonObjectText(text: string): boolean {

@@ -60,12 +60,7 @@ export function vllmErrorBody(error: VllmError, shape: ErrorShape): Record<strin
  * @example
  * contextLengthError({ maxModelLen: 4096, promptTokens: 4000, maxTokens: 200, shape: 'nested' });
  */
-export function contextLengthError(input: {
-  maxModelLen: number;
-  promptTokens: number;
-  maxTokens: number;
-  shape: ErrorShape;
-}): VllmError {
+export function contextLengthError(input: { maxModelLen: number; promptTokens: number; maxTokens: number; shape: ErrorShape }): VllmError {
   const { maxModelLen, promptTokens, maxTokens } = input;
   const total = promptTokens + maxTokens;
   if (input.shape === 'flat') {

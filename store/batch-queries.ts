@@ -29,7 +29,16 @@ export function createBatchQueries(database: Database.Database): BatchQueries {
   // rollout-level filters pick groups here (one matching session is enough); the export applies them again per
   // rollout inside the served groups. Tags: the session carries every tag asked for.
   const selectServable = database.prepare<
-    { limit: number; exclude: string; filtered: number; since: number | null; until: number | null; split: string | null; tags: string; tagCount: number },
+    {
+      limit: number;
+      exclude: string;
+      filtered: number;
+      since: number | null;
+      until: number | null;
+      split: string | null;
+      tags: string;
+      tagCount: number;
+    },
     { id: string }
   >(
     `SELECT groups.id FROM groups
@@ -60,7 +69,8 @@ export function createBatchQueries(database: Database.Database): BatchQueries {
     for (const groupId of groupIds) {
       const group = selectGroup.get(groupId);
       if (group === undefined) throw new TokentapError('STORE_INVALID_INPUT', { message: `no group with id ${groupId} to acknowledge` });
-      if (group.completed_at === null) throw new TokentapError('STORE_INVALID_INPUT', { message: `group ${groupId} is not complete; only complete groups are served` });
+      if (group.completed_at === null)
+        throw new TokentapError('STORE_INVALID_INPUT', { message: `group ${groupId} is not complete; only complete groups are served` });
       // a group acknowledged before keeps its first ack: consumed once
       acked += insertAck.run(groupId, batchId, wellFormedText(consumer), at).changes;
     }
@@ -72,16 +82,18 @@ export function createBatchQueries(database: Database.Database): BatchQueries {
     listServableGroups(query) {
       const tags = [...new Set(query.tags ?? [])];
       const filtered = query.since !== undefined || query.until !== undefined || query.split !== undefined || tags.length > 0;
-      return selectServable.all({
-        limit: query.limit,
-        exclude: JSON.stringify(query.excludeIds ?? []),
-        filtered: filtered ? 1 : 0,
-        since: query.since ?? null,
-        until: query.until ?? null,
-        split: query.split ?? null,
-        tags: JSON.stringify(tags),
-        tagCount: tags.length,
-      }).map((row) => row.id);
+      return selectServable
+        .all({
+          limit: query.limit,
+          exclude: JSON.stringify(query.excludeIds ?? []),
+          filtered: filtered ? 1 : 0,
+          since: query.since ?? null,
+          until: query.until ?? null,
+          split: query.split ?? null,
+          tags: JSON.stringify(tags),
+          tagCount: tags.length,
+        })
+        .map((row) => row.id);
     },
     getBatchAck(batchId) {
       const records = selectAcks.all(batchId);

@@ -30,11 +30,7 @@ interface BodiesRecord {
  * const reader = createCallReader({ database, bodies, delta });
  * for (const call of reader.listCalls(sessionId)) train(call.promptTokenIds, call.completionTokenIds);
  */
-export function createCallReader(options: {
-  database: Database.Database;
-  bodies: BodyStore;
-  delta: PromptDelta;
-}): CallReader {
+export function createCallReader(options: { database: Database.Database; bodies: BodyStore; delta: PromptDelta }): CallReader {
   const { database, bodies, delta } = options;
   const selectCall = database.prepare<[string], CallRecord>(`SELECT ${CALL_COLUMNS} FROM calls WHERE id = ?`);
   const selectSessionCalls = database

@@ -90,10 +90,7 @@ export function callRecordFromRaw(row: RawCallRecord): CallRecord {
  * Maps a stored row to the public shape; the prompt ids are rebuilt by the caller (prompt-delta.ts)
  * because they may live partly in other rows, and the completion ids come unpacked with them.
  */
-export function toCallRow(
-  record: CallRecord,
-  tokens: { promptTokenIds: Int32Array | null; completionTokenIds: Int32Array | null },
-): CallRow {
+export function toCallRow(record: CallRecord, tokens: { promptTokenIds: Int32Array | null; completionTokenIds: Int32Array | null }): CallRow {
   return {
     id: record.id,
     sessionId: record.session_id,

@@ -34,9 +34,7 @@ export function createCallWriter(options: {
   delta: PromptDelta;
 }): CallWriter {
   const { database, sessions, bodies, delta } = options;
-  const selectNextSeq = database.prepare<[string], { seq: number }>(
-    `SELECT coalesce(max(seq), 0) + 1 AS seq FROM calls WHERE session_id = ?`,
-  );
+  const selectNextSeq = database.prepare<[string], { seq: number }>(`SELECT coalesce(max(seq), 0) + 1 AS seq FROM calls WHERE session_id = ?`);
   const insertCall = database.prepare(
     `INSERT INTO calls (id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
                         policy_version, sampling_params, metadata, started_at, instance_id)
@@ -46,9 +44,7 @@ export function createCallWriter(options: {
   const insertBodies = database.prepare<[string, Buffer, Buffer, Buffer | null]>(
     `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
   );
-  const selectState = database.prepare<[string], { session_id: string; status: CallStatus }>(
-    `SELECT session_id, status FROM calls WHERE id = ?`,
-  );
+  const selectState = database.prepare<[string], { session_id: string; status: CallStatus }>(`SELECT session_id, status FROM calls WHERE id = ?`);
   const updateCall = database.prepare(
     `UPDATE calls SET status = @status, token_source = @tokenSource, finish_reason = @finishReason,
             stop_reason = @stopReason, usage = @usage, error = @error, http_status = @httpStatus, flags = @flags,
@@ -66,7 +62,8 @@ export function createCallWriter(options: {
   // in place: on a full disk this needs no new page where a finish with its bodies and ids does
   const markIncomplete = database.prepare<[string]>(`UPDATE calls SET status = 'incomplete' WHERE id = ? AND status = 'in_progress'`);
   const markAll = database.transaction((callIds: readonly string[]): number =>
-    callIds.reduce((changed, callId) => changed + markIncomplete.run(callId).changes, 0));
+    callIds.reduce((changed, callId) => changed + markIncomplete.run(callId).changes, 0),
+  );
 
   const begin = database.transaction((callId: string, input: BeginCallInput): number => {
     sessions.ensure(input.sessionId, {}, input.startedAt);
@@ -119,8 +116,7 @@ export function createCallWriter(options: {
     finishCall(callId, result) {
       // Validation, packing and compression happen before the write lock is taken.
       const prompt = result.promptTokenIds === null ? null : toTokenIdArray(result.promptTokenIds, 'promptTokenIds');
-      const completion =
-        result.completionTokenIds === null ? null : toTokenIdArray(result.completionTokenIds, 'completionTokenIds');
+      const completion = result.completionTokenIds === null ? null : toTokenIdArray(result.completionTokenIds, 'completionTokenIds');
       finish.immediate(callId, toFinishColumns(result, prompt, completion), prompt);
       if (prompt !== null) delta.remember(callId, prompt, completion);
     },

@@ -49,7 +49,10 @@ const UNIT_MATCHES = `(@filtered = 0 OR CASE WHEN unit.group_id IS NULL THEN (${
  */
 export function createExportQueries(database: Database.Database): ExportQueries {
   // the partial index sessions_by_group (group_id, rowid) answers "an earlier session of the same group"
-  const selectUnits = database.prepare<FilterParameters & { after: number; limit: number }, { position: number; session_id: string; group_id: string | null }>(
+  const selectUnits = database.prepare<
+    FilterParameters & { after: number; limit: number },
+    { position: number; session_id: string; group_id: string | null }
+  >(
     `SELECT unit.rowid AS position, unit.id AS session_id, unit.group_id FROM sessions AS unit
       WHERE unit.rowid > @after
         AND (unit.group_id IS NULL OR NOT EXISTS (
@@ -61,9 +64,7 @@ export function createExportQueries(database: Database.Database): ExportQueries 
   const countUnitSessions = database.prepare<FilterParameters, { sessions: number }>(
     `SELECT count(*) AS sessions FROM sessions AS unit WHERE ${UNIT_MATCHES}`,
   );
-  const selectVersions = database.prepare<[], { version: string; set_at: number }>(
-    `SELECT version, set_at FROM policy_versions ORDER BY id`,
-  );
+  const selectVersions = database.prepare<[], { version: string; set_at: number }>(`SELECT version, set_at FROM policy_versions ORDER BY id`);
 
   return {
     listUnits(query) {

@@ -29,7 +29,8 @@ const WITHIN = `a finite number within ±${MAX_REWARD_MAGNITUDE}`;
 export function findRewardProblem(reward: { value: unknown; components?: unknown }): RewardProblem | null {
   if (!isRewardNumber(reward.value)) return { field: 'value', problem: `is ${String(reward.value)}, not ${WITHIN}` };
   if (reward.components === undefined || reward.components === null) return null;
-  if (typeof reward.components !== 'object' || Array.isArray(reward.components)) return { field: 'components', problem: 'is not an object of named numbers' };
+  if (typeof reward.components !== 'object' || Array.isArray(reward.components))
+    return { field: 'components', problem: 'is not an object of named numbers' };
   let sum = 0;
   for (const [name, part] of Object.entries(reward.components)) {
     if (!isRewardNumber(part)) return { field: `components.${name}`, problem: `is ${String(part)}, not ${WITHIN}` };

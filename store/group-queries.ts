@@ -34,15 +34,9 @@ export function createGroupQueries(database: Database.Database): GroupQueries {
   const selectSessions = database.prepare<[string], { id: string; status: SessionStatus }>(
     `SELECT id, status FROM sessions WHERE group_id = ? ORDER BY created_at, id`,
   );
-  const updateDeclared = database.prepare<[number, string, string]>(
-    `UPDATE groups SET expected_size = ?, metadata = ? WHERE id = ?`,
-  );
-  const countEnded = database.prepare<[string], { ended: number }>(
-    `SELECT count(*) AS ended FROM sessions WHERE group_id = ? AND status <> 'open'`,
-  );
-  const markComplete = database.prepare<[number, string]>(
-    `UPDATE groups SET completed_at = ? WHERE id = ? AND completed_at IS NULL`,
-  );
+  const updateDeclared = database.prepare<[number, string, string]>(`UPDATE groups SET expected_size = ?, metadata = ? WHERE id = ?`);
+  const countEnded = database.prepare<[string], { ended: number }>(`SELECT count(*) AS ended FROM sessions WHERE group_id = ? AND status <> 'open'`);
+  const markComplete = database.prepare<[number, string]>(`UPDATE groups SET completed_at = ? WHERE id = ? AND completed_at IS NULL`);
 
   const get = (groupId: string): GroupRow | null => {
     const record = selectOne.get(groupId);
@@ -61,7 +55,9 @@ export function createGroupQueries(database: Database.Database): GroupQueries {
     insert.run(input.groupId, input.expectedSize, metadata, input.createdAt);
     const existing = selectOne.get(input.groupId) as GroupRecord;
     if (existing.expected_size !== null && existing.expected_size !== input.expectedSize) {
-      throw new TokentapError('STORE_GROUP_CONFLICT', { message: `group ${input.groupId} was declared with ${existing.expected_size} sessions, not ${input.expectedSize}` });
+      throw new TokentapError('STORE_GROUP_CONFLICT', {
+        message: `group ${input.groupId} was declared with ${existing.expected_size} sessions, not ${input.expectedSize}`,
+      });
     }
     // a group a session named first has no size yet: declaring it sets one (declaring again with the same size is a no-op)
     if (existing.expected_size === null) updateDeclared.run(input.expectedSize, metadata, input.groupId);

@@ -37,12 +37,8 @@ export function createInstanceQueries(database: Database.Database): InstanceQuer
   const remove = database.prepare<[string]>(`DELETE FROM gateway_instances WHERE id = ?`);
   const selectAll = database.prepare<[], InstanceRecord>(`SELECT * FROM gateway_instances`);
   // served by the partial index calls_in_progress_by_instance: a few rows, however large the table
-  const selectOwners = database.prepare<[], { instance_id: string | null }>(
-    `SELECT DISTINCT instance_id FROM calls WHERE status = 'in_progress'`,
-  );
-  const markOwned = database.prepare<[string | null]>(
-    `UPDATE calls SET status = 'incomplete' WHERE status = 'in_progress' AND instance_id IS ?`,
-  );
+  const selectOwners = database.prepare<[], { instance_id: string | null }>(`SELECT DISTINCT instance_id FROM calls WHERE status = 'in_progress'`);
+  const markOwned = database.prepare<[string | null]>(`UPDATE calls SET status = 'incomplete' WHERE status = 'in_progress' AND instance_id IS ?`);
 
   const recover = database.transaction((isLive: (row: GatewayInstanceRow) => boolean): OrphanRecovery => {
     const live = new Set<string>();

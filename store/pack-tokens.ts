@@ -47,7 +47,8 @@ export function unpackInt32(bytes: Buffer): Int32Array {
 /** Little-endian bytes -> `into[offset, offset + count)`; returns the count. */
 export function unpackInt32Into(bytes: Buffer, into: Int32Array, offset: number): number {
   const count = elementCount(bytes);
-  if (offset + count > into.length) throw new TokentapError('TT_INVALID_ARGUMENT', { message: `${count} ids do not fit at ${offset} of ${into.length}` });
+  if (offset + count > into.length)
+    throw new TokentapError('TT_INVALID_ARGUMENT', { message: `${count} ids do not fit at ${offset} of ${into.length}` });
   if (IS_LITTLE_ENDIAN) new Uint8Array(into.buffer, into.byteOffset + offset * 4, count * 4).set(bytes);
   else for (let index = 0; index < count; index++) into[offset + index] = bytes.readInt32LE(index * 4);
   return count;

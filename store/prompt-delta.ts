@@ -87,4 +87,3 @@ function withinBudget(candidates: CandidateRow[], maxIds: number): CandidateRow[
   }
   return kept;
 }
-

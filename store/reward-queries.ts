@@ -56,7 +56,8 @@ export function createRewardQueries(database: Database.Database): RewardQueries 
     // defence in depth: the rollout API checks the same rule first; a non-finite reward would break every export
     const problem = findRewardProblem(input);
     if (problem !== null) throw new TokentapError('STORE_INVALID_INPUT', { message: `reward ${problem.field} ${problem.problem}` });
-    if (sessionExists.get(input.sessionId) === undefined) throw new TokentapError('STORE_SESSION_NOT_FOUND', { message: `no session with id ${input.sessionId}` });
+    if (sessionExists.get(input.sessionId) === undefined)
+      throw new TokentapError('STORE_SESSION_NOT_FOUND', { message: `no session with id ${input.sessionId}` });
     const callId = input.callId ?? null;
     if (callId !== null && callSession.get(callId)?.session_id !== input.sessionId) {
       throw new TokentapError('STORE_CALL_NOT_FOUND', { message: `session ${input.sessionId} has no call with id ${callId}` });

@@ -40,9 +40,7 @@ export function createRolloutQueries(database: Database.Database, groups: GroupQ
     `INSERT OR IGNORE INTO sessions (id, created_at, activity_at, metadata, origin, group_id, task, tags, split, sampling)
      VALUES (@id, @createdAt, @createdAt, '{}', 'api', @groupId, @task, @tags, @split, @sampling)`,
   );
-  const insertKey = database.prepare<[Buffer, string, number]>(
-    `INSERT INTO session_keys (key_hash, session_id, created_at) VALUES (?, ?, ?)`,
-  );
+  const insertKey = database.prepare<[Buffer, string, number]>(`INSERT INTO session_keys (key_hash, session_id, created_at) VALUES (?, ?, ?)`);
   const selectOne = database.prepare<[string], RolloutRecord>(
     `SELECT id, origin, status, group_id, task, tags, split, sampling, created_at, activity_at, ended_at, end_reason,
             EXISTS (SELECT 1 FROM session_keys WHERE session_keys.session_id = sessions.id) AS has_key

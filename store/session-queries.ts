@@ -77,9 +77,7 @@ export function createSessionQueries(database: Database.Database): SessionQuerie
   const insert = database.prepare<[string, number, number, string]>(
     `INSERT OR IGNORE INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, ?)`,
   );
-  const touchStatement = database.prepare<[number, string]>(
-    `UPDATE sessions SET activity_at = max(activity_at, ?) WHERE id = ?`,
-  );
+  const touchStatement = database.prepare<[number, string]>(`UPDATE sessions SET activity_at = max(activity_at, ?) WHERE id = ?`);
   const selectOne = database.prepare<[string], SessionRecord>(
     `SELECT ${SESSION_COLUMNS}
        FROM sessions LEFT JOIN calls ON calls.session_id = sessions.id
@@ -98,8 +96,7 @@ export function createSessionQueries(database: Database.Database): SessionQuerie
   const countMatching = database.prepare<FilterParameters, { count: number }>(`SELECT count(*) AS count FROM sessions WHERE ${SESSION_MATCHES}`);
 
   return {
-    ensure: (sessionId, metadata, createdAt) =>
-      insert.run(sessionId, createdAt, createdAt, JSON.stringify(metadata)).changes === 1,
+    ensure: (sessionId, metadata, createdAt) => insert.run(sessionId, createdAt, createdAt, JSON.stringify(metadata)).changes === 1,
     touch: (sessionId, at) => {
       touchStatement.run(at, sessionId);
     },

@@ -58,15 +58,20 @@ export const TRAINER_FORMATS: readonly TrainerFormatInfo[] = FORMATS.map(({ form
 export function createTrainerAdapter(format: string, options: { shape?: string } = {}): TrainerAdapter {
   const entry = FORMATS.find((candidate) => candidate.format === format);
   if (entry === undefined) {
-    throw new TokentapError('EXPORT_UNKNOWN_FORMAT', { message: `unknown trainer format '${format}'; valid formats: ${FORMATS.map((candidate) => candidate.format).join(', ')}` });
+    throw new TokentapError('EXPORT_UNKNOWN_FORMAT', {
+      message: `unknown trainer format '${format}'; valid formats: ${FORMATS.map((candidate) => candidate.format).join(', ')}`,
+    });
   }
   const { shape } = options;
   if (entry.shapes === undefined) {
-    if (shape !== undefined) throw new TokentapError('EXPORT_UNKNOWN_FORMAT', { message: `trainer format '${format}' has no shapes, but shape '${shape}' was given` });
+    if (shape !== undefined)
+      throw new TokentapError('EXPORT_UNKNOWN_FORMAT', { message: `trainer format '${format}' has no shapes, but shape '${shape}' was given` });
     return entry.create(undefined);
   }
   if (shape !== undefined && !entry.shapes.includes(shape)) {
-    throw new TokentapError('EXPORT_UNKNOWN_FORMAT', { message: `unknown shape '${shape}' for trainer format '${format}'; valid shapes: ${entry.shapes.join(', ')}` });
+    throw new TokentapError('EXPORT_UNKNOWN_FORMAT', {
+      message: `unknown shape '${shape}' for trainer format '${format}'; valid shapes: ${entry.shapes.join(', ')}`,
+    });
   }
   return entry.create(shape ?? entry.defaultShape);
 }

@@ -7,18 +7,7 @@ import type { ExportSample } from './export-sample.js';
  * JSON string (logical type JSON) in Parquet, because readers null-fill heterogeneous structs (docs/export.md).
  */
 export type ColumnType =
-  | 'string'
-  | 'int32'
-  | 'int64'
-  | 'float32'
-  | 'float64'
-  | 'bool'
-  | 'int32[]'
-  | 'int64[]'
-  | 'float32[]'
-  | 'uint8[]'
-  | 'string[]'
-  | 'json';
+  'string' | 'int32' | 'int64' | 'float32' | 'float64' | 'bool' | 'int32[]' | 'int64[]' | 'float32[]' | 'uint8[]' | 'string[]' | 'json';
 
 /** One column of a format: the same names and order in JSONL keys and Parquet columns. */
 export interface ColumnSpec {

@@ -70,7 +70,9 @@ export function formatDriftCounts(counts: Record<DriftKind, number>): string {
 function reportText(report: SessionReconstruction, calls: readonly CallRow[]): string {
   const byId = new Map(calls.map((call) => [call.id, call]));
   const name = (callId: string | null): string => (callId === null ? 'nothing' : `#${byId.get(callId)?.seq ?? '?'} ${callId.slice(0, 8)}`);
-  const lines = [`session ${report.sessionId}: ${calls.length} calls -> ${report.samples.length} samples (merge), ${formatDriftCounts(report.driftCounts)}`];
+  const lines = [
+    `session ${report.sessionId}: ${calls.length} calls -> ${report.samples.length} samples (merge), ${formatDriftCounts(report.driftCounts)}`,
+  ];
   if (report.skipped.length > 0) {
     lines.push('', `skipped (no sample): ${report.skipped.length}`);
     for (const skipped of report.skipped) {

@@ -14,7 +14,10 @@ import { openStoreForReading } from './sessions.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 
 const formatList = (): string =>
-  TRAINER_FORMATS.map((entry) => `  ${entry.format.padEnd(13)}${entry.description}${entry.shapes === undefined ? '' : ` (--shape ${entry.shapes.join('|')}, default ${entry.defaultShape})`}`).join('\n');
+  TRAINER_FORMATS.map(
+    (entry) =>
+      `  ${entry.format.padEnd(13)}${entry.description}${entry.shapes === undefined ? '' : ` (--shape ${entry.shapes.join('|')}, default ${entry.defaultShape})`}`,
+  ).join('\n');
 
 export const EXPORT_HELP = (): string => `Usage: tokentap export [--db FILE | --config FILE] --format NAME --out PATH [options]
 
@@ -55,7 +58,8 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
     return 0;
   }
   // one line, as every mistake is (the smoke test holds it); --help describes each format
-  if (values.format === undefined) throw new UsageError(`give --format NAME: ${TRAINER_FORMATS.map((entry) => entry.format).join(', ')} (tokentap export --help describes each)`);
+  if (values.format === undefined)
+    throw new UsageError(`give --format NAME: ${TRAINER_FORMATS.map((entry) => entry.format).join(', ')} (tokentap export --help describes each)`);
   if (values.out === undefined) throw new UsageError('give --out PATH (.jsonl or .parquet)');
   // a folder first: --force replaces a file, never a folder, so it must not be suggested for one
   if (isFolder(values.out)) {
@@ -77,18 +81,20 @@ export async function runExport(args: string[], env: NodeJS.ProcessEnv): Promise
     const rewardOverrides = readRewardsOption(values.rewards, store);
     const { exportDataset } = await import('../../export/export-dataset.js');
     // an unknown format or shape, a bad option or a refused path is a user's mistake: exit 2 by the one rule (cli/report-failure.ts)
-    const exported = await emptyAsNull(exportDataset(store, {
-      ...selection,
-      ...(rewardOverrides === undefined ? {} : { rewardOverrides }),
-      failOnEmpty: values['fail-on-empty'] === true,
-      format: values.format,
-      out: values.out,
-      ...(values.shape === undefined ? {} : { shape: values.shape }),
-      ...(values.force === undefined ? {} : { force: values.force }),
-      ...(modelDir === undefined ? {} : { modelDir }),
-      onProgress: ({ sessionsDone, sessionsTotal }) => bar.update(sessionsDone, sessionsTotal),
-      signal: interrupt.signal,
-    }));
+    const exported = await emptyAsNull(
+      exportDataset(store, {
+        ...selection,
+        ...(rewardOverrides === undefined ? {} : { rewardOverrides }),
+        failOnEmpty: values['fail-on-empty'] === true,
+        format: values.format,
+        out: values.out,
+        ...(values.shape === undefined ? {} : { shape: values.shape }),
+        ...(values.force === undefined ? {} : { force: values.force }),
+        ...(modelDir === undefined ? {} : { modelDir }),
+        onProgress: ({ sessionsDone, sessionsTotal }) => bar.update(sessionsDone, sessionsTotal),
+        signal: interrupt.signal,
+      }),
+    );
     bar.finish();
     const { result, summary } = exported;
     if (result !== null && values.quiet !== true) process.stdout.write(formatExportSummary(result, (performance.now() - started) / 1000));

@@ -24,10 +24,18 @@ export const SERVE_HELP = formatServeHelp();
 
 /** `tokentap serve`: resolves with the exit code once the gateway has shut down (SIGINT/SIGTERM). */
 export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const options = Object.fromEntries([...CONFIG_KEYS.map((key) => [toFlagName(key), { type: 'string' }]), ['config', { type: 'string' }], ['help', { type: 'boolean', short: 'h' }]]);
+  const options = Object.fromEntries([
+    ...CONFIG_KEYS.map((key) => [toFlagName(key), { type: 'string' }]),
+    ['config', { type: 'string' }],
+    ['help', { type: 'boolean', short: 'h' }],
+  ]);
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: expandBooleanFlags(args), options: options as NonNullable<Parameters<typeof parseArgs>[0]>['options'], allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    values = parseArgs({
+      args: expandBooleanFlags(args),
+      options: options as NonNullable<Parameters<typeof parseArgs>[0]>['options'],
+      allowPositionals: false,
+    }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -41,7 +49,10 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
   const gateway = createGateway({ ...config, logger: true });
   const logger = gateway.app.log;
   const url = await listenOrExplain(gateway, config);
-  logger.info({ url, backend: config.backendUrl, db: config.db, rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1` }, `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`);
+  logger.info(
+    { url, backend: config.backendUrl, db: config.db, rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1` },
+    `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`,
+  );
   // listen() has logged these as warnings; they go to stderr too, where a person starting it looks (docs/security.md)
   for (const warning of publicBindWarnings(config)) process.stderr.write(`WARNING: ${warning}\n`);
   return new Promise<number>((resolve) => {
@@ -54,16 +65,23 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
       }
       stopping = true;
       logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: no new calls, in-flight calls finish');
-      gateway.close().then(() => {
-        const unfinishedCalls = gateway.closeReport()?.unfinishedCalls ?? 0;
-        if (unfinishedCalls === 0) logger.info('shut down: every call recorded, store closed');
-        // a full disk took neither their end nor the incomplete mark (docs/reliability.md, promise 7)
-        else logger.warn({ unfinishedCalls }, `shut down: ${unfinishedCalls} call(s) did not reach a final status (left in_progress; the next start marks them incomplete), store closed`);
-        resolve(0);
-      }, (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        resolve(1);
-      });
+      gateway.close().then(
+        () => {
+          const unfinishedCalls = gateway.closeReport()?.unfinishedCalls ?? 0;
+          if (unfinishedCalls === 0) logger.info('shut down: every call recorded, store closed');
+          // a full disk took neither their end nor the incomplete mark (docs/reliability.md, promise 7)
+          else
+            logger.warn(
+              { unfinishedCalls },
+              `shut down: ${unfinishedCalls} call(s) did not reach a final status (left in_progress; the next start marks them incomplete), store closed`,
+            );
+          resolve(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          resolve(1);
+        },
+      );
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

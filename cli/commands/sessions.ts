@@ -38,12 +38,21 @@ export function openStoreForReading(db: string): ReturnType<typeof openStore> {
 }
 
 function formatStatusCounts(counts: Record<string, number | undefined>): string {
-  return Object.entries(counts).filter(([, count]) => (count ?? 0) > 0).map(([status, count]) => `${status}:${count}`).join(' ');
+  return Object.entries(counts)
+    .filter(([, count]) => (count ?? 0) > 0)
+    .map(([status, count]) => `${status}:${count}`)
+    .join(' ');
 }
 
 /** `tokentap sessions` */
 export function runSessions(args: string[], env: NodeJS.ProcessEnv): number {
-  const options = { ...STORE_PATH_OPTIONS, ...SESSION_FILTER_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    ...STORE_PATH_OPTIONS,
+    ...SESSION_FILTER_OPTIONS,
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values } = parseArgs({ args, options });
   if (values.help) {
     process.stdout.write(SESSIONS_HELP);

@@ -27,7 +27,13 @@ token counts, flags and the error.
 
 /** `tokentap show SESSION` */
 export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
-  const options = { ...STORE_PATH_OPTIONS, call: { type: 'string' }, full: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    ...STORE_PATH_OPTIONS,
+    call: { type: 'string' },
+    full: { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
   if (values.help) {
     process.stdout.write(SHOW_HELP);
@@ -63,7 +69,9 @@ export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
       for (const call of calls) process.stdout.write(JSON.stringify(callJson(call)) + '\n');
       return 0;
     }
-    process.stdout.write(`session ${session.id}: ${session.callCount} calls, ${session.promptTokens} prompt tokens, ${session.completionTokens} completion tokens\n`);
+    process.stdout.write(
+      `session ${session.id}: ${session.callCount} calls, ${session.promptTokens} prompt tokens, ${session.completionTokens} completion tokens\n`,
+    );
     process.stdout.write(`${driftLine(store, sessionId, calls)}\n\n`);
     const rows = calls.map((call) => [
       call.seq,
@@ -81,7 +89,12 @@ export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
       call.flags.join(',') || null,
       call.error === null ? null : formatCallError(call.error, ERROR_WIDTH),
     ]);
-    process.stdout.write(formatTable(['seq', 'call', 'front_door', 'model', 'mode', 'status', 'tokens', 'prompt', 'completion', 'finish', 'ttft_ms', 'total_ms', 'flags', 'error'], rows));
+    process.stdout.write(
+      formatTable(
+        ['seq', 'call', 'front_door', 'model', 'mode', 'status', 'tokens', 'prompt', 'completion', 'finish', 'ttft_ms', 'total_ms', 'flags', 'error'],
+        rows,
+      ),
+    );
     return 0;
   } finally {
     store.close();

@@ -8,8 +8,12 @@
  */
 export function encodeSseEvent(event: { event?: string | undefined; data: string }): string {
   const head = event.event === undefined ? '' : `event: ${event.event}\n`;
-  const data = event.data.includes('\n') || event.data.includes('\r')
-    ? event.data.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n')
-    : `data: ${event.data}`;
+  const data =
+    event.data.includes('\n') || event.data.includes('\r')
+      ? event.data
+          .split(/\r\n|\r|\n/)
+          .map((line) => `data: ${line}`)
+          .join('\n')
+      : `data: ${event.data}`;
   return `${head}${data}\n\n`;
 }

@@ -36,10 +36,14 @@ export function finite(value: number): number {
 
 /** @example throw expected('a string', 42) // "expected a string, got number 42" */
 export function expected(what: string, value: unknown): InvalidExportValue {
-  const shown = value === null || value === undefined ? String(value)
-    : ArrayBuffer.isView(value) ? value.constructor.name
-    : Array.isArray(value) ? 'an array'
-    : `${typeof value} ${String(value).slice(0, 40)}`;
+  const shown =
+    value === null || value === undefined
+      ? String(value)
+      : ArrayBuffer.isView(value)
+        ? value.constructor.name
+        : Array.isArray(value)
+          ? 'an array'
+          : `${typeof value} ${String(value).slice(0, 40)}`;
   return invalidExportValue('', `expected ${what}, got ${shown}`);
 }
 

@@ -4,7 +4,12 @@ import { TokentapError, isTokentapError } from '../../core/errors/tokentap-error
 /** Why an export path was refused. */
 export type ExportPathErrorCode = 'EXPORT_BAD_EXTENSION' | 'EXPORT_PATH_EXISTS' | 'EXPORT_NO_PARENT_DIR' | 'EXPORT_PATH_NOT_WRITABLE';
 
-const PATH_CODES: ReadonlySet<string> = new Set<ExportPathErrorCode>(['EXPORT_BAD_EXTENSION', 'EXPORT_PATH_EXISTS', 'EXPORT_NO_PARENT_DIR', 'EXPORT_PATH_NOT_WRITABLE']);
+const PATH_CODES: ReadonlySet<string> = new Set<ExportPathErrorCode>([
+  'EXPORT_BAD_EXTENSION',
+  'EXPORT_PATH_EXISTS',
+  'EXPORT_NO_PARENT_DIR',
+  'EXPORT_PATH_NOT_WRITABLE',
+]);
 
 function isPathRefusal(value: unknown): value is TokentapError<ExportPathErrorCode> {
   return isTokentapError(value) && PATH_CODES.has(value.code);

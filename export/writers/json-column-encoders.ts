@@ -28,17 +28,32 @@ export const JSON_COLUMN_ENCODERS: Record<ColumnType, JsonColumnEncoder> = {
     buffer.appendAscii(value ? 'true' : 'false');
   },
   'int32[]': (buffer, value) =>
-    value instanceof Int32Array || value instanceof Int16Array || value instanceof Uint16Array || value instanceof Int8Array || value instanceof Uint8Array
+    value instanceof Int32Array ||
+    value instanceof Int16Array ||
+    value instanceof Uint16Array ||
+    value instanceof Int8Array ||
+    value instanceof Uint8Array
       ? writeTypedArray(buffer, value)
       : writeNumbers(buffer, value, expectInt32, 'Int32Array or number[]'),
   'int64[]': (buffer, value) =>
     value instanceof Int32Array || value instanceof BigInt64Array
       ? writeTypedArray(buffer, value)
-      : writeNumbers(buffer, value, (element) => (typeof element === 'bigint' ? element : expectInteger(element, -SAFE, SAFE, 'an int64')), 'Int32Array or number[]'),
+      : writeNumbers(
+          buffer,
+          value,
+          (element) => (typeof element === 'bigint' ? element : expectInteger(element, -SAFE, SAFE, 'an int64')),
+          'Int32Array or number[]',
+        ),
   'float32[]': (buffer, value) =>
-    buffer.appendFloat32Array(value instanceof Float32Array ? value : Float32Array.from(checkedElements(value, (element) => finite(expectNumber(element)), 'Float32Array or number[]'))),
+    buffer.appendFloat32Array(
+      value instanceof Float32Array
+        ? value
+        : Float32Array.from(checkedElements(value, (element) => finite(expectNumber(element)), 'Float32Array or number[]')),
+    ),
   'uint8[]': (buffer, value) =>
-    value instanceof Uint8Array ? writeTypedArray(buffer, value) : writeNumbers(buffer, value, (element) => expectInteger(element, 0, 255, 'a uint8'), 'Uint8Array or number[]'),
+    value instanceof Uint8Array
+      ? writeTypedArray(buffer, value)
+      : writeNumbers(buffer, value, (element) => expectInteger(element, 0, 255, 'a uint8'), 'Uint8Array or number[]'),
   'string[]': (buffer, value) => {
     if (!Array.isArray(value)) throw expected('string[]', value);
     value.forEach((element, index) => {

@@ -28,15 +28,31 @@ export const PARQUET_COLUMN_VALUES: Record<ColumnType, ParquetColumnValue> = {
     return value;
   },
   'int32[]': (value) =>
-    value instanceof Int32Array || value instanceof Int16Array || value instanceof Uint16Array || value instanceof Int8Array || value instanceof Uint8Array
+    value instanceof Int32Array ||
+    value instanceof Int16Array ||
+    value instanceof Uint16Array ||
+    value instanceof Int8Array ||
+    value instanceof Uint8Array
       ? Array.from(value)
       : checkedElements(value, expectInt32, 'Int32Array or number[]'),
   'int64[]': (value) =>
-    value instanceof Int32Array ? Array.from(value, BigInt)
-    : value instanceof BigInt64Array ? Array.from(value)
-    : checkedElements(value, (element) => (typeof element === 'bigint' ? element : BigInt(expectInteger(element, -SAFE, SAFE, 'an int64'))), 'Int32Array or number[]'),
-  'float32[]': (value) => (value instanceof Float32Array ? finiteFloats(value) : checkedElements(value, (element) => finite(Math.fround(expectNumber(element))), 'Float32Array or number[]')),
-  'uint8[]': (value) => (value instanceof Uint8Array ? Array.from(value) : checkedElements(value, (element) => expectInteger(element, 0, 255, 'a uint8'), 'Uint8Array or number[]')),
+    value instanceof Int32Array
+      ? Array.from(value, BigInt)
+      : value instanceof BigInt64Array
+        ? Array.from(value)
+        : checkedElements(
+            value,
+            (element) => (typeof element === 'bigint' ? element : BigInt(expectInteger(element, -SAFE, SAFE, 'an int64'))),
+            'Int32Array or number[]',
+          ),
+  'float32[]': (value) =>
+    value instanceof Float32Array
+      ? finiteFloats(value)
+      : checkedElements(value, (element) => finite(Math.fround(expectNumber(element))), 'Float32Array or number[]'),
+  'uint8[]': (value) =>
+    value instanceof Uint8Array
+      ? Array.from(value)
+      : checkedElements(value, (element) => expectInteger(element, 0, 255, 'a uint8'), 'Uint8Array or number[]'),
   'string[]': (value) => checkedElements(value, expectString, 'string[]'),
   json: plainJsonValue,
 };

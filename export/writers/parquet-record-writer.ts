@@ -134,6 +134,7 @@ export function createParquetRecordWriter(options: RecordWriterOptions): RecordW
 }
 
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new TokentapError('TT_INVALID_ARGUMENT', { message: `${name} must be a positive integer, got ${value}` });
+  if (!Number.isInteger(value) || value < 1)
+    throw new TokentapError('TT_INVALID_ARGUMENT', { message: `${name} must be a positive integer, got ${value}` });
   return value;
 }

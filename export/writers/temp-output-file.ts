@@ -34,7 +34,8 @@ export function openTempOutputFile(path: string, options: { force: boolean }): T
   const finalPath = resolve(path);
   assertParentFolder(finalPath);
   // checked before `force`: a rename never replaces a folder, and it would fail only after the whole export
-  if (isFolder(finalPath)) throw notWritable(finalPath, `${finalPath} is a folder: give the dataset file's path (e.g. ${join(finalPath, 'train.jsonl')})`);
+  if (isFolder(finalPath))
+    throw notWritable(finalPath, `${finalPath} is a folder: give the dataset file's path (e.g. ${join(finalPath, 'train.jsonl')})`);
   if (!options.force && exists(finalPath)) throw pathExists(finalPath);
   const tempPath = join(dirname(finalPath), `.${basename(finalPath)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   let descriptor: number | undefined = openTemp(tempPath, finalPath);
@@ -166,5 +167,9 @@ function exists(path: string): boolean {
 }
 
 function pathExists(finalPath: string, cause?: unknown): TokentapError {
-  return new TokentapError('EXPORT_PATH_EXISTS', { message: `${finalPath} already exists (--force, or force: true, replaces it)`, cause, details: { path: finalPath } });
+  return new TokentapError('EXPORT_PATH_EXISTS', {
+    message: `${finalPath} already exists (--force, or force: true, replaces it)`,
+    cause,
+    details: { path: finalPath },
+  });
 }

@@ -18,12 +18,15 @@ export type AdminCaller = Extract<RewardSource, 'admin' | 'session-key'>;
 export function authorizeCaller(request: FastifyRequest, context: GatewayContext, sessionId?: string): AdminCaller {
   const credential = presentedCredential(request.headers);
   if (credential === undefined) {
-    throw new TokentapError('TT_UNAUTHORIZED', { message: 'Send the admin token (or, for its own session, the session key) as Authorization: Bearer ...' });
+    throw new TokentapError('TT_UNAUTHORIZED', {
+      message: 'Send the admin token (or, for its own session, the session key) as Authorization: Bearer ...',
+    });
   }
   if (isSessionKey(credential)) {
     const owner = context.rollouts.sessionForKey(credential);
     if (owner === null) throw new TokentapError('TT_UNAUTHORIZED', { message: 'Unknown session key' });
-    if (sessionId === undefined) throw new TokentapError('TT_FORBIDDEN', { message: 'A session key reaches only its own session; this route needs the admin token' });
+    if (sessionId === undefined)
+      throw new TokentapError('TT_FORBIDDEN', { message: 'A session key reaches only its own session; this route needs the admin token' });
     if (owner !== sessionId) throw new TokentapError('TT_FORBIDDEN', { message: 'This session key belongs to another session' });
     return 'session-key';
   }

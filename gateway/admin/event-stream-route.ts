@@ -26,34 +26,45 @@ function wirePayload<E extends GatewayEventName>(event: E, payload: GatewayEvent
  * @example app.register(async (scope) => registerEventStreamRoute(scope, context), { prefix: '/tokentap/v1' })
  */
 export function registerEventStreamRoute(app: FastifyInstance, context: GatewayContext): void {
-  app.get('/events', {
-    schema: routeSchema({ summary: 'Events as SSE: call-end, session-end, group-complete', access: 'admin', response: { 200: z.string().describe('text/event-stream') } }),
-  }, async (request, reply) => {
-    authorizeCaller(request, context);
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const limit = context.config.eventStreamMaxBufferBytes;
-    // a reader that stopped reading is cut off instead of buffered for without bound; it reconnects
-    const send = (text: string): void => {
-      if (raw.destroyed) return;
-      if (raw.writableLength > limit) {
-        request.log.warn({ bufferedBytes: raw.writableLength, limit }, 'admin event stream reader fell too far behind: stream closed (events are not replayed)');
-        context.metrics.eventStreamCutOff();
-        raw.destroy();
-        return;
-      }
-      raw.write(text);
-    };
-    send(': tokentap events\n\n');
-    const unsubscribe = EVENT_NAMES.map((name) =>
-      context.rollouts.events.on(name, (payload) => send(encodeSseEvent({ event: name, data: JSON.stringify(wirePayload(name, payload)) }))),
-    );
-    const keepalive = setInterval(() => send(': keepalive\n\n'), KEEPALIVE_MS);
-    keepalive.unref();
-    raw.once('close', () => {
-      clearInterval(keepalive);
-      for (const off of unsubscribe) off();
-    });
-  });
+  app.get(
+    '/events',
+    {
+      schema: routeSchema({
+        summary: 'Events as SSE: call-end, session-end, group-complete',
+        access: 'admin',
+        response: { 200: z.string().describe('text/event-stream') },
+      }),
+    },
+    async (request, reply) => {
+      authorizeCaller(request, context);
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const limit = context.config.eventStreamMaxBufferBytes;
+      // a reader that stopped reading is cut off instead of buffered for without bound; it reconnects
+      const send = (text: string): void => {
+        if (raw.destroyed) return;
+        if (raw.writableLength > limit) {
+          request.log.warn(
+            { bufferedBytes: raw.writableLength, limit },
+            'admin event stream reader fell too far behind: stream closed (events are not replayed)',
+          );
+          context.metrics.eventStreamCutOff();
+          raw.destroy();
+          return;
+        }
+        raw.write(text);
+      };
+      send(': tokentap events\n\n');
+      const unsubscribe = EVENT_NAMES.map((name) =>
+        context.rollouts.events.on(name, (payload) => send(encodeSseEvent({ event: name, data: JSON.stringify(wirePayload(name, payload)) }))),
+      );
+      const keepalive = setInterval(() => send(': keepalive\n\n'), KEEPALIVE_MS);
+      keepalive.unref();
+      raw.once('close', () => {
+        clearInterval(keepalive);
+        for (const off of unsubscribe) off();
+      });
+    },
+  );
 }

@@ -22,20 +22,31 @@ export function registerAdminApi(app: FastifyInstance, context: GatewayContext):
   void app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'tokentap rollout API', version: '1', description: 'Sessions as rollouts, rewards, groups, policy versions, pause and drain. Errors: {"error":{"code","message"}}.' },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'the admin token, or a session key (tt-...) for its own session' } } },
+      info: {
+        title: 'tokentap rollout API',
+        version: '1',
+        description: 'Sessions as rollouts, rewards, groups, policy versions, pause and drain. Errors: {"error":{"code","message"}}.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'the admin token, or a session key (tt-...) for its own session' },
+        },
+      },
     },
     // only the rollout API: every route registered after this plugin passes here, and only ours are documented
     transform: ({ schema, url }) => ({ schema: url.startsWith(ADMIN_PREFIX) ? schema : { ...schema, hide: true }, url }),
   });
-  void app.register(async (scope) => {
-    adminErrorHandler.setOn(scope);
-    scope.setValidatorCompiler(() => () => true);
-    scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
-    registerSessionRoutes(scope, context);
-    registerControlRoutes(scope, context);
-    registerEventStreamRoute(scope, context);
-    registerBatchRoutes(scope, context);
-    scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  }, { prefix: ADMIN_PREFIX });
+  void app.register(
+    async (scope) => {
+      adminErrorHandler.setOn(scope);
+      scope.setValidatorCompiler(() => () => true);
+      scope.setSerializerCompiler(() => (data) => JSON.stringify(data));
+      registerSessionRoutes(scope, context);
+      registerControlRoutes(scope, context);
+      registerEventStreamRoute(scope, context);
+      registerBatchRoutes(scope, context);
+      scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: ADMIN_PREFIX },
+  );
 }

@@ -2,8 +2,13 @@ import { z } from 'zod';
 
 /** The admin API's response shapes, for the OpenAPI document only (answers are built from typed objects). */
 const rewardRow = z.object({
-  id: z.number().int(), sessionId: z.string(), callId: z.string().nullable(), value: z.number(),
-  components: z.record(z.string(), z.number()).nullable(), source: z.string(), createdAt: z.number(),
+  id: z.number().int(),
+  sessionId: z.string(),
+  callId: z.string().nullable(),
+  value: z.number(),
+  components: z.record(z.string(), z.number()).nullable(),
+  source: z.string(),
+  createdAt: z.number(),
 });
 
 const sessionInfo = z.object({
@@ -25,32 +30,57 @@ const sessionInfo = z.object({
 });
 
 const groupInfo = z.object({
-  id: z.string(), expectedSize: z.number().int().nullable(), metadata: z.record(z.string(), z.unknown()),
-  createdAt: z.number(), completedAt: z.number().nullable(), complete: z.boolean(),
+  id: z.string(),
+  expectedSize: z.number().int().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: z.number(),
+  completedAt: z.number().nullable(),
+  complete: z.boolean(),
   sessions: z.array(z.object({ id: z.string(), status: z.string(), reward: z.number().nullable() })),
 });
 
 const gatewayState = z.object({
-  paused: z.boolean(), pauseMode: z.enum(['hold', 'reject']), retryAfterSeconds: z.number(), pausedAt: z.number().nullable(),
-  policyVersion: z.string().nullable(), inFlight: z.object({ count: z.number().int(), callIds: z.array(z.string()) }),
-  held: z.number().int(), drained: z.boolean().optional(),
+  paused: z.boolean(),
+  pauseMode: z.enum(['hold', 'reject']),
+  retryAfterSeconds: z.number(),
+  pausedAt: z.number().nullable(),
+  policyVersion: z.string().nullable(),
+  inFlight: z.object({ count: z.number().int(), callIds: z.array(z.string()) }),
+  held: z.number().int(),
+  drained: z.boolean().optional(),
 });
 
 const exportSummary = z.object({
-  sessions: z.number().int(), groups: z.number().int(), samples: z.number().int(), tokens: z.number().int(), trainedTokens: z.number().int(),
-  dropped: z.record(z.string(), z.number()), skippedCalls: z.record(z.string(), z.number()), drift: z.record(z.string(), z.number()),
+  sessions: z.number().int(),
+  groups: z.number().int(),
+  samples: z.number().int(),
+  tokens: z.number().int(),
+  trainedTokens: z.number().int(),
+  dropped: z.record(z.string(), z.number()),
+  skippedCalls: z.record(z.string(), z.number()),
+  drift: z.record(z.string(), z.number()),
   templateRerenderRollouts: z.number().int().describe('selected rollouts whose chain broke at template-rerender'),
-  zeroVarianceGroups: z.number().int().describe('groups whose rewards are all equal (advantage 0)'), bytes: z.number().int(),
+  zeroVarianceGroups: z.number().int().describe('groups whose rewards are all equal (advantage 0)'),
+  bytes: z.number().int(),
 });
 
 const pulledBatch = z.object({
-  batchId: z.string(), consumer: z.string(), leaseExpiresAt: z.number().describe('ms since the epoch; acknowledge before it'),
-  format: z.string(), shape: z.string().nullable(), groups: z.array(z.string()).describe('the leased group ids, oldest completion first'),
-  rows: z.array(z.unknown()).describe('the format rows (JSONL form), group-contiguous'), summary: exportSummary,
-  provenance: z.object({
-    schema_version: z.string(), tokentap_version: z.string(),
-    tokenizer_hash: z.string().describe('sha256 of the modelDir tokenizer.json, or unknown'), chat_template_hash: z.string().describe('sha256 of its chat template, or unknown'),
-  }).describe('what the rows were made with, as a file export writes into its metadata'),
+  batchId: z.string(),
+  consumer: z.string(),
+  leaseExpiresAt: z.number().describe('ms since the epoch; acknowledge before it'),
+  format: z.string(),
+  shape: z.string().nullable(),
+  groups: z.array(z.string()).describe('the leased group ids, oldest completion first'),
+  rows: z.array(z.unknown()).describe('the format rows (JSONL form), group-contiguous'),
+  summary: exportSummary,
+  provenance: z
+    .object({
+      schema_version: z.string(),
+      tokentap_version: z.string(),
+      tokenizer_hash: z.string().describe('sha256 of the modelDir tokenizer.json, or unknown'),
+      chat_template_hash: z.string().describe('sha256 of its chat template, or unknown'),
+    })
+    .describe('what the rows were made with, as a file export writes into its metadata'),
 });
 
 export const RESPONSES = {

@@ -55,7 +55,10 @@ export async function postWithRetries(options: PostWithRetriesOptions): Promise<
     const waitMs = retryDelayMs(policy, attempt, typeof retryAfter === 'string' ? retryAfter : undefined);
     if (waitMs === null) return response; // the backend asks for a longer pause than we wait: the harness decides
     discardBody(response);
-    const failure = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: `Inference backend answered ${response.statusCode}` });
+    const failure = new TokentapError('TT_BACKEND_ERROR', {
+      status: response.statusCode,
+      message: `Inference backend answered ${response.statusCode}`,
+    });
     await waitToRetry(options, { attempt, status: response.statusCode, waitMs }, failure);
   }
 }
@@ -81,5 +84,12 @@ function discardBody(response: BackendResponse): void {
 function withAttempts(error: unknown, attempts: number): unknown {
   if (attempts === 1 || !(error instanceof TokentapError)) return error;
   const message = `${error.message} (after ${attempts} attempts)`;
-  return new TokentapError(error.code, { status: error.status, param: error.param, message, cause: error.cause, body: error.body, details: error.details });
+  return new TokentapError(error.code, {
+    status: error.status,
+    param: error.param,
+    message,
+    cause: error.cause,
+    body: error.body,
+    details: error.details,
+  });
 }

@@ -28,8 +28,15 @@ const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
  * a headers timeout is not: the backend may still be generating, and a second request would double the load.
  */
 const RETRYABLE_FAILURE_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 /**
@@ -37,7 +44,9 @@ const RETRYABLE_FAILURE_CODES: ReadonlySet<string> = new Set([
  *
  * @example const policy = retryPolicyFromConfig(config) // { retries: 2, backoffMs: 250, ... }
  */
-export function retryPolicyFromConfig(config: Pick<GatewayConfig, 'backendRetries' | 'backendRetryBackoffMs' | 'backendRetryMaxBackoffMs' | 'backendRetryAfterMaxMs'>): RetryPolicy {
+export function retryPolicyFromConfig(
+  config: Pick<GatewayConfig, 'backendRetries' | 'backendRetryBackoffMs' | 'backendRetryMaxBackoffMs' | 'backendRetryAfterMaxMs'>,
+): RetryPolicy {
   return {
     retries: config.backendRetries,
     backoffMs: config.backendRetryBackoffMs,

@@ -15,9 +15,7 @@ import { isRecord } from '../../core/json/is-record.js';
  * | any       | absent                             | not set (template default) |
  */
 export type ThinkingSwitch =
-  | { protocol: 'anthropic'; thinking: unknown }
-  | { protocol: 'responses'; reasoning: unknown }
-  | { protocol: 'chat'; reasoningEffort: unknown };
+  { protocol: 'anthropic'; thinking: unknown } | { protocol: 'responses'; reasoning: unknown } | { protocol: 'chat'; reasoningEffort: unknown };
 
 const OFF_EFFORTS = new Set(['none', 'minimal']);
 const ON_EFFORTS = new Set(['low', 'medium', 'high', 'xhigh', 'max']);

@@ -55,9 +55,27 @@ export function prepareChatRequest(body: Record<string, unknown>, options: Prepa
 
 /** Sampling parameters recorded per call (what the backend was asked to sample with). */
 const SAMPLING_KEYS = [
-  'temperature', 'top_p', 'top_k', 'min_p', 'max_tokens', 'max_completion_tokens', 'seed', 'presence_penalty',
-  'frequency_penalty', 'repetition_penalty', 'stop', 'stop_token_ids', 'n', 'logit_bias', 'min_tokens',
-  'ignore_eos', 'reasoning_effort', 'chat_template_kwargs', 'tool_choice', 'parallel_tool_calls', 'response_format',
+  'temperature',
+  'top_p',
+  'top_k',
+  'min_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'repetition_penalty',
+  'stop',
+  'stop_token_ids',
+  'n',
+  'logit_bias',
+  'min_tokens',
+  'ignore_eos',
+  'reasoning_effort',
+  'chat_template_kwargs',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
 ] as const;
 
 /** @example pickSamplingParams({ temperature: 0.7, messages: [] }) // { temperature: 0.7 } */

@@ -13,9 +13,10 @@ import { readTokenIds } from './read-token-ids.js';
 export function readChoiceTokens(choice: Record<string, unknown>): ChoiceTokenFields {
   const tokenIds = readTokenIds(choice.token_ids, 'token_ids');
   const logprobContent = isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content) ? choice.logprobs.content : null;
-  const logprobs = logprobContent === null
-    ? null
-    : logprobContent.map((entry) => (isRecord(entry) && typeof entry.logprob === 'number' ? entry.logprob : Number.NaN));
+  const logprobs =
+    logprobContent === null
+      ? null
+      : logprobContent.map((entry) => (isRecord(entry) && typeof entry.logprob === 'number' ? entry.logprob : Number.NaN));
   const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
   const stop = choice.stop_reason;
   const stopReason = typeof stop === 'string' || typeof stop === 'number' ? stop : null;

@@ -25,7 +25,10 @@ export interface PrepareCompletionRequestOptions {
  *
  * @example const { backendBody, asked } = prepareCompletionRequest({ prompt: 'Hi', model: 'm' }, { topLogprobs: 0 })
  */
-export function prepareCompletionRequest(body: Record<string, unknown>, options: PrepareCompletionRequestOptions): { backendBody: Record<string, unknown>; asked: CompletionAsked } {
+export function prepareCompletionRequest(
+  body: Record<string, unknown>,
+  options: PrepareCompletionRequestOptions,
+): { backendBody: Record<string, unknown>; asked: CompletionAsked } {
   const streamOptions = isRecord(body.stream_options) ? body.stream_options : undefined;
   const asked: CompletionAsked = {
     tokenIds: body.return_token_ids === true,

@@ -14,7 +14,13 @@ import { toWireJson } from './to-wire-json.js';
  * const summary = createExportSummary();
  * for (const json of batchRows(store, ['task-1', 'task-2'], createTrainerAdapter('verl'), { filters: { split: 'train' } }, summary)) write(json);
  */
-export function* batchRows(store: ExportSource, groupIds: string[], adapter: TrainerAdapter, selection: ExportSelection, summary: ExportSummary): Generator<string> {
+export function* batchRows(
+  store: ExportSource,
+  groupIds: string[],
+  adapter: TrainerAdapter,
+  selection: ExportSelection,
+  summary: ExportSummary,
+): Generator<string> {
   for (const row of exportRows(store, adapter, { ...selection, groupIds, summary })) {
     yield JSON.stringify(toWireJson(adapter.toJson === undefined ? row : adapter.toJson(row)));
   }

@@ -202,9 +202,14 @@ export class LeasePool {
   #endedError(batchId: string, action: 'acknowledge' | 'release'): TokentapError {
     const how = this.#ended.get(batchId);
     if (how === undefined) {
-      return new TokentapError('TT_BATCH_NOT_FOUND', { message: `No batch ${batchId} (leases do not survive a restart; its groups are served again)` });
+      return new TokentapError('TT_BATCH_NOT_FOUND', {
+        message: `No batch ${batchId} (leases do not survive a restart; its groups are served again)`,
+      });
     }
-    const what = how === 'acknowledged' ? 'it was acknowledged: its groups are consumed' : `its lease ${how === 'expired' ? 'expired' : 'was released'}: its groups went back to the pool`;
+    const what =
+      how === 'acknowledged'
+        ? 'it was acknowledged: its groups are consumed'
+        : `its lease ${how === 'expired' ? 'expired' : 'was released'}: its groups went back to the pool`;
     return new TokentapError('TT_LEASE_EXPIRED', { message: `Cannot ${action} batch ${batchId}: ${what}` });
   }
 }

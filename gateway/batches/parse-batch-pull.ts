@@ -64,7 +64,8 @@ export function parseBatchPull(query: ExportQueryValues): BatchPull {
   const exportValues: Record<string, ExportQueryValues[string]> = {};
   for (const [key, value] of Object.entries(query)) {
     if (Object.hasOwn(batchPullSchema.shape, key)) own[key] = Array.isArray(value) && value.length === 1 ? value[0] : value;
-    else if (key === 'sessionIds' || key === 'groupIds') throw invalid(`${key} is not a pull option: the pull API chooses the groups (narrow them with since, until, tags, split)`);
+    else if (key === 'sessionIds' || key === 'groupIds')
+      throw invalid(`${key} is not a pull option: the pull API chooses the groups (narrow them with since, until, tags, split)`);
     else if (isExportQueryKey(key)) exportValues[key] = value;
     else throw invalid(`unknown query parameter ${key}`);
   }
@@ -96,7 +97,8 @@ function asInvalidRequest<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (isTokentapError(error) && isUserMistakeCode(error.code)) throw new TokentapError('TT_INVALID_REQUEST', { message: error.message, cause: error });
+    if (isTokentapError(error) && isUserMistakeCode(error.code))
+      throw new TokentapError('TT_INVALID_REQUEST', { message: error.message, cause: error });
     throw error;
   }
 }

@@ -36,7 +36,14 @@ export async function writeBatch(options: WriteBatchOptions): Promise<boolean> {
   // the provenance and the first row are read before anything is sent, so a failure still gets a proper error answer
   const provenance = options.provenance();
   let next = rows.next();
-  const head = { batchId: lease.batchId, consumer: lease.consumer, leaseExpiresAt: lease.expiresAt, format: adapter.format, shape: adapter.shape ?? null, groups: lease.groupIds };
+  const head = {
+    batchId: lease.batchId,
+    consumer: lease.consumer,
+    leaseExpiresAt: lease.expiresAt,
+    format: adapter.format,
+    shape: adapter.shape ?? null,
+    groups: lease.groupIds,
+  };
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });

@@ -30,7 +30,13 @@ export function logCallEnds(recorder: Recorder, logger: FastifyBaseLogger): Reco
     },
     begin(input) {
       const callId = recorder.begin(input);
-      open.set(callId, { sessionId: input.sessionId, frontDoor: input.frontDoor, stream: input.stream, requestedModel: input.requestedModel, backendModel: input.backendModel });
+      open.set(callId, {
+        sessionId: input.sessionId,
+        frontDoor: input.frontDoor,
+        stream: input.stream,
+        requestedModel: input.requestedModel,
+        backendModel: input.backendModel,
+      });
       return callId;
     },
     async finish(callId, result) {

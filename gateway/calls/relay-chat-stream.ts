@@ -39,14 +39,25 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
   const end = await pumpEvents(options, assembler, upstreamText);
   releaseBody(options.response.body, end);
   const recorded = {
-    timing: scope.timing, tokens: streamTokens(assembler, end), responseBody: assembler.responseBody(), responseStream: upstreamText.join(''), httpStatus: 200, retries: scope.backendRetries,
+    timing: scope.timing,
+    tokens: streamTokens(assembler, end),
+    responseBody: assembler.responseBody(),
+    responseStream: upstreamText.join(''),
+    httpStatus: 200,
+    retries: scope.backendRetries,
   };
   if (end.kind === 'aborted') {
-    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'aborted', ...recorded, error: new TokentapError('TT_CLIENT_ABORTED') }));
+    await scope.context.recorder.finishQuietly(
+      scope.callId,
+      finishInput({ status: 'aborted', ...recorded, error: new TokentapError('TT_CLIENT_ABORTED') }),
+    );
     return;
   }
   if (end.kind === 'error') {
-    await scope.context.recorder.finishQuietly(scope.callId, finishInput({ status: 'backend_error', ...recorded, error: end.error, backendErrorBody: end.backendBody }));
+    await scope.context.recorder.finishQuietly(
+      scope.callId,
+      finishInput({ status: 'backend_error', ...recorded, error: end.error, backendErrorBody: end.backendBody }),
+    );
     await writeAndEnd(raw, renderer.renderStreamError(end.error, end.backendBody));
     return;
   }
@@ -111,13 +122,23 @@ async function relayEvent(options: RelayChatStreamOptions, assembler: StreamAsse
   try {
     payload = JSON.parse(data);
   } catch {
-    return { kind: 'error', error: new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent an SSE event that is not JSON: ${data.slice(0, 200)}` }) };
+    return {
+      kind: 'error',
+      error: new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent an SSE event that is not JSON: ${data.slice(0, 200)}` }),
+    };
   }
   if (!isRecord(payload)) {
-    return { kind: 'error', error: new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: 'Inference backend sent an SSE event that is not a JSON object' }) };
+    return {
+      kind: 'error',
+      error: new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: 'Inference backend sent an SSE event that is not a JSON object' }),
+    };
   }
   if (isBackendErrorPayload(payload)) {
-    return { kind: 'error', error: new TokentapError('TT_BACKEND_ERROR', { message: 'Inference backend reported an error mid-stream' }), backendBody: payload };
+    return {
+      kind: 'error',
+      error: new TokentapError('TT_BACKEND_ERROR', { message: 'Inference backend reported an error mid-stream' }),
+      backendBody: payload,
+    };
   }
   assembler.add(payload);
   const text = options.renderer.renderChunk(payload, assembler);

@@ -69,9 +69,17 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   const timing: CallTiming = { startedAt: Date.now(), firstTokenAt: null };
   const requestedModel = typeof options.requestBody.model === 'string' ? options.requestBody.model : null;
   // token-faithful mode sends a chat call to /v1/completions with prompt ids it rendered (docs/token-faithful.md)
-  const faithful = options.backendPath === undefined
-    ? await context.tokenFaithful?.prepare({ sessionId, callId, requestedModel, chatBody: options.backendBody, renderer: options.renderer, signal: controller.signal })
-    : undefined;
+  const faithful =
+    options.backendPath === undefined
+      ? await context.tokenFaithful?.prepare({
+          sessionId,
+          callId,
+          requestedModel,
+          chatBody: options.backendBody,
+          renderer: options.renderer,
+          signal: controller.signal,
+        })
+      : undefined;
   const call: ChatCallOptions = faithful?.route ? { ...options, ...faithful.route } : options;
   const { backendBody } = call;
   context.recorder.begin({
@@ -87,7 +95,13 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     // the backend got a token-id prompt: keep the conversation it was rendered from (text exports, drift reading)
     ...(faithful?.route ? { chatRequestBody: options.backendBody } : {}),
     samplingParams: pickSamplingParams(backendBody),
-    metadata: { ...harnessMetadata(request.headers), ...options.metadata, ...faithful?.metadata, sessionSource: source, ...samplingMetadata(admission) },
+    metadata: {
+      ...harnessMetadata(request.headers),
+      ...options.metadata,
+      ...faithful?.metadata,
+      sessionSource: source,
+      ...samplingMetadata(admission),
+    },
     startedAt: timing.startedAt,
     policyVersion: admission.policyVersion,
     instanceId: context.instanceId,
@@ -100,7 +114,10 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   try {
     // retried only here, before the answer starts: once a byte went to the harness a failure is final
     response = await postWithRetries({
-      backend: context.backend, path: call.backendPath ?? '/v1/chat/completions', body: backendBody, signal: controller.signal,
+      backend: context.backend,
+      path: call.backendPath ?? '/v1/chat/completions',
+      body: backendBody,
+      signal: controller.signal,
       policy: retryPolicyFromConfig(context.config),
       onRetry: (retry) => {
         scope.backendRetries.push(retry);
@@ -127,9 +144,17 @@ async function recordFailure(
   details: { httpStatus: number | null; backendErrorBody?: unknown; status?: 'backend_error' },
 ): Promise<TokentapError> {
   const status = details.status ?? (scope.clientGone() ? 'aborted' : 'backend_error');
-  await scope.context.recorder.finishQuietly(scope.callId, finishInput({
-    status, timing: scope.timing, httpStatus: details.httpStatus, error: failure, backendErrorBody: details.backendErrorBody, retries: scope.backendRetries,
-  }));
+  await scope.context.recorder.finishQuietly(
+    scope.callId,
+    finishInput({
+      status,
+      timing: scope.timing,
+      httpStatus: details.httpStatus,
+      error: failure,
+      backendErrorBody: details.backendErrorBody,
+      retries: scope.backendRetries,
+    }),
+  );
   return failure;
 }
 
@@ -151,7 +176,12 @@ async function relayBackendError(reply: FastifyReply, response: BackendResponse,
   // a backend's back-off hint reaches the harness: OpenAI and Anthropic clients honour Retry-After
   const retryAfter = response.headers['retry-after'];
   if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
-  const error = new TokentapError('TT_BACKEND_ERROR', { status: response.statusCode, message: normalized.error.message, param: normalized.error.param, body: normalized });
+  const error = new TokentapError('TT_BACKEND_ERROR', {
+    status: response.statusCode,
+    message: normalized.error.message,
+    param: normalized.error.param,
+    body: normalized,
+  });
   throw await recordFailure(scope, error, { httpStatus: response.statusCode, backendErrorBody: backendBody });
 }
 
@@ -160,11 +190,15 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
   try {
     body = await readBackendBody(response);
   } catch (error) {
-    throw await recordFailure(scope, mapBackendFailure(error, { started: true, clientGone: scope.clientGone() }), { httpStatus: response.statusCode });
+    throw await recordFailure(scope, mapBackendFailure(error, { started: true, clientGone: scope.clientGone() }), {
+      httpStatus: response.statusCode,
+    });
   }
   scope.timing.firstTokenAt = response.headersAt;
   if (!isRecord(body.json) || !Array.isArray(body.json.choices)) {
-    const failure = new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent a body without choices: ${body.text.slice(0, 200)}` });
+    const failure = new TokentapError('TT_BACKEND_BAD_RESPONSE', {
+      message: `Inference backend sent a body without choices: ${body.text.slice(0, 200)}`,
+    });
     throw await recordFailure(scope, failure, { httpStatus: response.statusCode, backendErrorBody: body.text, status: 'backend_error' });
   }
   const assembler = scope.createAssembler();
@@ -178,7 +212,17 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
   // commit before the harness gets the answer: a response it received is always in the store
   // (finish resolves once the body was handed over and committed, so the renderer may then change it)
   const aborted = scope.clientGone() ? { status: 'aborted' as const, error: new TokentapError('TT_CLIENT_ABORTED') } : { status: 'ok' as const };
-  await scope.context.recorder.finish(scope.callId, finishInput({ ...aborted, timing: scope.timing, tokens, responseBody: body.json, httpStatus: response.statusCode, retries: scope.backendRetries }));
+  await scope.context.recorder.finish(
+    scope.callId,
+    finishInput({
+      ...aborted,
+      timing: scope.timing,
+      tokens,
+      responseBody: body.json,
+      httpStatus: response.statusCode,
+      retries: scope.backendRetries,
+    }),
+  );
   const rendered = renderer.renderBody(body.json);
   reply.header('x-tokentap-call-id', scope.callId);
   await reply.code(200).send(rendered);

@@ -33,9 +33,17 @@ export const gatewayConfigSchema = z.strictObject({
     })
     .default([]),
   /** largest request body in bytes (Claude Code contexts exceed fastify's 1 MiB default) */
-  bodyLimit: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  bodyLimit: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   /** largest request head (request line and headers) in bytes; more is answered 431 (Node's own default) */
-  maxHeaderSize: z.coerce.number().int().min(1024).default(16 * 1024),
+  maxHeaderSize: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024),
   /** deepest nesting of arrays and objects in a JSON body; deeper is refused with 400 before anything else reads it */
   maxJsonDepth: z.coerce.number().int().min(1).max(1000).default(512),
   /** ms a client has to send its whole request (headers and body; not the answer); slower is 408 (0: no limit) */
@@ -76,7 +84,10 @@ export const gatewayConfigSchema = z.strictObject({
    * models served token-in-token-out (docs/token-faithful.md): a list of model names (the harness's or the
    * one sent to the backend), `*` for all; a comma-separated string is accepted (flag and env). Empty: off.
    */
-  tokenFaithful: z.union([z.string(), z.array(z.string().min(1))]).transform(splitModelList).default([]),
+  tokenFaithful: z
+    .union([z.string(), z.array(z.string().min(1))])
+    .transform(splitModelList)
+    .default([]),
   /** a Hugging Face model folder (tokenizer.json, tokenizer_config.json or chat_template.jinja) that token-faithful
    * mode renders prompts with; without it the backend's /tokenize renders them */
   modelDir: z.string().min(1).optional(),
@@ -91,7 +102,11 @@ export const gatewayConfigSchema = z.strictObject({
   /** requests per second per session key, admin token or client address: `{ requestsPerSecond, burst }` or "5,20"; off when absent */
   rateLimit: rateLimitSetting().optional(),
   /** ms without a call after which an open rollout session ends as `aborted` (0: never) */
-  sessionIdleTimeoutMs: z.coerce.number().int().min(0).default(30 * 60 * 1000),
+  sessionIdleTimeoutMs: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30 * 60 * 1000),
   /**
    * ms a shutdown (SIGTERM, SIGINT, `close()`) lets in-flight calls finish; new calls are refused meanwhile. The
    * calls still running then are cut and recorded `aborted` (0: cut at once)
@@ -101,7 +116,11 @@ export const gatewayConfigSchema = z.strictObject({
    * bytes an admin event reader (`GET /tokentap/v1/events`) may fall behind before the gateway cuts its stream off
    * (it reconnects; events are not replayed), so a stalled reader cannot make the gateway buffer without bound
    */
-  eventStreamMaxBufferBytes: z.coerce.number().int().min(64 * 1024).default(4 * 1024 * 1024),
+  eventStreamMaxBufferBytes: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(4 * 1024 * 1024),
   /** what `POST /tokentap/v1/pause` does to new calls: hold them until resume, or reject them with 429 + Retry-After */
   pauseMode: z.enum(['hold', 'reject']).default('hold'),
   /** the base URL handed out in session URLs (e.g. behind a proxy); default: the address the request came to */
@@ -114,13 +133,18 @@ export const gatewayConfigSchema = z.strictObject({
 
 /** A boolean from code, or from a flag or environment variable as text (`true`/`false`, `1`/`0`, `yes`/`no`). */
 function booleanSetting() {
-  return z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((value) => value === true || value === 'true' || value === '1' || value === 'yes');
+  return z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+    .transform((value) => value === true || value === 'true' || value === '1' || value === 'yes');
 }
 
 /** `"a, b"` -> `['a', 'b']`; lists pass as they are. */
 function splitModelList(value: string | string[]): string[] {
   if (typeof value !== 'string') return value;
-  return value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

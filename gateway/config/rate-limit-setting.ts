@@ -16,10 +16,13 @@ const settingsSchema = z.strictObject({
  * @example rateLimitSetting().parse('5,20') // { requestsPerSecond: 5, burst: 20 }
  */
 export function rateLimitSetting() {
-  const text = z.string().regex(TEXT_FORM, 'use REQUESTS_PER_SECOND or REQUESTS_PER_SECOND,BURST, e.g. "5,20"').transform((value) => {
-    const [, rate, burst] = TEXT_FORM.exec(value) as RegExpExecArray;
-    return { requestsPerSecond: Number(rate), ...(burst === undefined ? {} : { burst: Number(burst) }) };
-  });
+  const text = z
+    .string()
+    .regex(TEXT_FORM, 'use REQUESTS_PER_SECOND or REQUESTS_PER_SECOND,BURST, e.g. "5,20"')
+    .transform((value) => {
+      const [, rate, burst] = TEXT_FORM.exec(value) as RegExpExecArray;
+      return { requestsPerSecond: Number(rate), ...(burst === undefined ? {} : { burst: Number(burst) }) };
+    });
   return z.union([settingsSchema, text.pipe(settingsSchema)]).transform(({ requestsPerSecond, burst }) => ({
     requestsPerSecond,
     burst: burst ?? Math.max(1, Math.ceil(requestsPerSecond)),

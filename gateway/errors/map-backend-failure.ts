@@ -41,7 +41,10 @@ export function backendFailureCode(error: unknown): string | undefined {
 export function mapBackendFailure(error: unknown, context: { started: boolean; clientGone?: boolean }): TokentapError {
   if (context.clientGone === true) {
     if (error instanceof TokentapError && error.code === 'TT_CLIENT_ABORTED') return error;
-    return new TokentapError('TT_CLIENT_ABORTED', { message: 'The harness closed its connection before the answer was complete; the backend request was cancelled', cause: error });
+    return new TokentapError('TT_CLIENT_ABORTED', {
+      message: 'The harness closed its connection before the answer was complete; the backend request was cancelled',
+      cause: error,
+    });
   }
   if (error instanceof TokentapError) return error;
   const code = backendFailureCode(error);

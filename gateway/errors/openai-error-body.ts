@@ -44,7 +44,7 @@ export function normalizeBackendErrorBody(body: unknown, status: number): OpenAi
   const inner = typeof record.error === 'object' && record.error !== null ? (record.error as Record<string, unknown>) : record;
   const rawMessage = readString(inner.message) ?? (typeof body === 'string' && body.length > 0 ? body : `Backend answered HTTP ${status}`);
   const isContextLength = CONTEXT_LENGTH_PATTERN.test(rawMessage);
-  const code = isContextLength ? 'context_length_exceeded' : (inner.code as string | number | null | undefined) ?? status;
+  const code = isContextLength ? 'context_length_exceeded' : ((inner.code as string | number | null | undefined) ?? status);
   return {
     error: {
       message: rawMessage,

@@ -34,7 +34,8 @@ export function observeRecorder(recorder: Recorder, metrics: GatewayMetrics): Re
         await recorder.finish(callId, result);
       } catch (error) {
         // a stream refused for want of recording ends with an error event; a body refused is thrown and counted there
-        if (call !== undefined && result.responseStream !== null && result.responseStream !== undefined) metrics.errorAnswered(call.frontDoor, 'TT_RECORDING_FAILED');
+        if (call !== undefined && result.responseStream !== null && result.responseStream !== undefined)
+          metrics.errorAnswered(call.frontDoor, 'TT_RECORDING_FAILED');
         throw error;
       }
     },

@@ -60,7 +60,8 @@ export class BatchWriter {
         return;
       }
       // a refused end whose begin was written (here or before) leaves an `in_progress` row: it must still end
-      if (error !== undefined && !this.#unrecorded.has(write.callId)) this.#retries.hold(write.callId, elideStream(write.result), error, write.ifUnwritten ?? 'retry');
+      if (error !== undefined && !this.#unrecorded.has(write.callId))
+        this.#retries.hold(write.callId, elideStream(write.result), error, write.ifUnwritten ?? 'retry');
       this.#unrecorded.delete(write.callId);
     });
     return { committed, errors };

@@ -6,7 +6,12 @@ import { countTokens } from './count-tokens.js';
 import { RecordingOutcomes } from './recording-outcomes.js';
 import type { UnwrittenEnd } from './end-retries.js';
 import {
-  settleFinish, type Recorder, type RecorderCloseReport, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy,
+  settleFinish,
+  type Recorder,
+  type RecorderCloseReport,
+  type RecorderCounters,
+  type RecorderHealth,
+  type RecordFailurePolicy,
 } from './recorder.js';
 
 export type { RecordFailurePolicy, RecorderCounters } from './recorder.js';

@@ -2,7 +2,7 @@ import { INT32_TOKEN_ID_MAX, isInt32TokenId } from '../../core/token-ids/is-int3
 import { isRecord } from '../../core/json/is-record.js';
 
 /** What replaces a prompt-id array in stored bodies and streams: the ids live packed in the call row. */
-export const ELIDED_PROMPT_IDS = '[tokentap: stored as the call\'s prompt ids]';
+export const ELIDED_PROMPT_IDS = "[tokentap: stored as the call's prompt ids]";
 
 /**
  * Removes prompt token ids from a backend body before it is stored. vLLM repeats the whole prompt's ids in
@@ -18,7 +18,8 @@ export function elidePromptIdsFromBody(body: unknown): unknown {
   if (isStoredIds(copy.prompt_token_ids)) copy.prompt_token_ids = ELIDED_PROMPT_IDS;
   if (Array.isArray(copy.choices)) {
     copy.choices = copy.choices.map((choice) =>
-      isRecord(choice) && isStoredIds(choice.prompt_token_ids) ? { ...choice, prompt_token_ids: ELIDED_PROMPT_IDS } : choice);
+      isRecord(choice) && isStoredIds(choice.prompt_token_ids) ? { ...choice, prompt_token_ids: ELIDED_PROMPT_IDS } : choice,
+    );
   }
   return copy;
 }

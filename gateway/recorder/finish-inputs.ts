@@ -69,9 +69,7 @@ export function finishInput(details: FinishDetails): FinishCallInput {
     // the stream's prompt ids are elided by the recorder, on the thread that writes (batch-writer.ts)
     responseStream: details.responseStream ?? null,
     httpStatus: details.httpStatus,
-    error: error === undefined
-      ? null
-      : { httpStatus: error.status, code: error.code, message: error.message, body: details.backendErrorBody },
+    error: error === undefined ? null : { httpStatus: error.status, code: error.code, message: error.message, body: details.backendErrorBody },
     ...timingFields(details.timing),
     ...retryMetadata(details.retries),
   };

@@ -28,9 +28,7 @@ export type ToRecordWorker = { type: 'writes'; writes: RecorderWrite[] } | { typ
  * ends it could not write, closes the store and exits with code 0.
  */
 export type FromRecordWorker =
-  | { type: 'ready' }
-  | { type: 'settled'; batchesCommitted: number; errors: Array<WireError | null> }
-  | ({ type: 'ends' } & EndsReport);
+  { type: 'ready' } | { type: 'settled'; batchesCommitted: number; errors: Array<WireError | null> } | ({ type: 'ends' } & EndsReport);
 
 /** An error as it crosses threads (its class does not survive a structured clone). */
 export interface WireError {
@@ -43,7 +41,12 @@ export interface WireError {
 export function toWireError(error: unknown): WireError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
   const code = (error as { code?: unknown }).code;
-  return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}), ...(error.stack === undefined ? {} : { stack: error.stack }) };
+  return {
+    name: error.name,
+    message: error.message,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(error.stack === undefined ? {} : { stack: error.stack }),
+  };
 }
 
 export function fromWireError(wire: WireError): Error {
@@ -80,7 +83,12 @@ export function toTransferableFinish(result: FinishCallInput): { result: FinishC
     packedLogprobs = floats;
   }
   return {
-    result: { ...result, promptTokenIds: ids(result.promptTokenIds), completionTokenIds: ids(result.completionTokenIds), completionLogprobs: packedLogprobs },
+    result: {
+      ...result,
+      promptTokenIds: ids(result.promptTokenIds),
+      completionTokenIds: ids(result.completionTokenIds),
+      completionLogprobs: packedLogprobs,
+    },
     transfer,
   };
 }

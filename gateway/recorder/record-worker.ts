@@ -7,7 +7,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../../store/open-store.js';
 import { BatchWriter, type RecorderWrite } from './batch-writer.js';
 import {
-  RECORD_WORKER_PROTOCOL, toWireError, type FromRecordWorker, type RecordWorkerData, type ToRecordWorker, type WireError,
+  RECORD_WORKER_PROTOCOL,
+  toWireError,
+  type FromRecordWorker,
+  type RecordWorkerData,
+  type ToRecordWorker,
+  type WireError,
 } from './record-worker-protocol.js';
 
 /** How long answers for `in_progress` rows alone may wait for a finish to travel with. */

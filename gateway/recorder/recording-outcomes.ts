@@ -19,8 +19,14 @@ const REMINDER_MS = 60_000;
  */
 export class RecordingOutcomes {
   readonly counters: RecorderCounters = {
-    callsStarted: 0, callsRecorded: 0, recordingFailures: 0, batchesCommitted: 0, promptTokensRecorded: 0, completionTokensRecorded: 0,
-    endsRetried: 0, callsMarkedIncomplete: 0,
+    callsStarted: 0,
+    callsRecorded: 0,
+    recordingFailures: 0,
+    batchesCommitted: 0,
+    promptTokensRecorded: 0,
+    completionTokensRecorded: 0,
+    endsRetried: 0,
+    callsMarkedIncomplete: 0,
   };
   readonly #log: FastifyBaseLogger;
   #failing = false;
@@ -76,7 +82,12 @@ export class RecordingOutcomes {
     const now = Date.now();
     this.counters.recordingFailures++;
     const code = (error as { code?: unknown } | null)?.code;
-    this.#lastFailure = { at: now, stage, code: typeof code === 'string' ? code : null, message: error instanceof Error ? error.message : String(error) };
+    this.#lastFailure = {
+      at: now,
+      stage,
+      code: typeof code === 'string' ? code : null,
+      message: error instanceof Error ? error.message : String(error),
+    };
     if (!this.#failing) {
       this.#failing = true;
       this.#burstFailures = 0;

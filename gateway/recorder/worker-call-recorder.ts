@@ -5,12 +5,23 @@ import type { BeginCallInput, FinishCallInput } from '../../store/types.js';
 import type { RecorderWrite } from './batch-writer.js';
 import type { UnwrittenEnd } from './end-retries.js';
 import {
-  settleFinish, type Recorder, type RecorderCloseReport, type RecorderCounters, type RecorderHealth, type RecordFailurePolicy, type RecordWorkerHealth,
+  settleFinish,
+  type Recorder,
+  type RecorderCloseReport,
+  type RecorderCounters,
+  type RecorderHealth,
+  type RecordFailurePolicy,
+  type RecordWorkerHealth,
 } from './recorder.js';
 import { countTokens, type TokenCounts } from './count-tokens.js';
 import { RecordingOutcomes } from './recording-outcomes.js';
 import {
-  fromWireError, RECORD_WORKER_PROTOCOL, toTransferableFinish, type FromRecordWorker, type RecordWorkerData, type ToRecordWorker,
+  fromWireError,
+  RECORD_WORKER_PROTOCOL,
+  toTransferableFinish,
+  type FromRecordWorker,
+  type RecordWorkerData,
+  type ToRecordWorker,
 } from './record-worker-protocol.js';
 
 /** Crashes within CRASH_WINDOW_MS after which the recording thread is not restarted again. */
@@ -194,7 +205,10 @@ export class WorkerCallRecorder implements Recorder {
     this.#queued = [];
     worker.ref(); // until the worker answers, its writes keep the process alive
     try {
-      worker.postMessage({ type: 'writes', writes: batch.map((queued) => queued.write) } satisfies ToRecordWorker, batch.flatMap((queued) => queued.transfer));
+      worker.postMessage(
+        { type: 'writes', writes: batch.map((queued) => queued.write) } satisfies ToRecordWorker,
+        batch.flatMap((queued) => queued.transfer),
+      );
       for (const queued of batch) this.#posted.push(queued);
     } catch {
       // something in the batch cannot be cloned: post one by one so only that write fails

@@ -45,14 +45,17 @@ export function attributeCall(request: CallRequest, control: RolloutControl, opt
   let attribution: { sessionId: string; source: SessionSource };
   if (credential !== undefined && isSessionKey(credential)) {
     const owner = control.sessionForKey(credential);
-    if (owner === null) throw new TokentapError('TT_UNAUTHORIZED', { message: 'Unknown session key: use the apiKey POST /tokentap/v1/sessions answered' });
+    if (owner === null)
+      throw new TokentapError('TT_UNAUTHORIZED', { message: 'Unknown session key: use the apiKey POST /tokentap/v1/sessions answered' });
     const named = explicitSession(request);
     if (named !== undefined && named !== owner) {
       throw new TokentapError('TT_FORBIDDEN', { message: `This session key belongs to another session than ${JSON.stringify(named.slice(0, 140))}` });
     }
     attribution = { sessionId: owner, source: request.params.sessionId === undefined ? 'key' : 'path' };
   } else if (options.requireSessionKey) {
-    throw new TokentapError('TT_UNAUTHORIZED', { message: 'tokentap requires a session key: send the apiKey from POST /tokentap/v1/sessions as the API key' });
+    throw new TokentapError('TT_UNAUTHORIZED', {
+      message: 'tokentap requires a session key: send the apiKey from POST /tokentap/v1/sessions as the API key',
+    });
   } else {
     attribution = resolveSession(request.params.sessionId, request.headers);
   }
@@ -60,7 +63,9 @@ export function attributeCall(request: CallRequest, control: RolloutControl, opt
   // a session handed a key takes calls only with that key: naming it in the path must not let anyone add calls
   // (training data) to someone else's rollout
   if (rollout?.hasKey === true && !(credential !== undefined && isSessionKey(credential))) {
-    throw new TokentapError('TT_UNAUTHORIZED', { message: `Session ${JSON.stringify(rollout.id.slice(0, 140))} has a session key: send it as the API key` });
+    throw new TokentapError('TT_UNAUTHORIZED', {
+      message: `Session ${JSON.stringify(rollout.id.slice(0, 140))} has a session key: send it as the API key`,
+    });
   }
   assertOpen(rollout);
   return { ...attribution, rollout };

@@ -119,7 +119,14 @@ export class CallGate {
     });
   }
 
-  state(): { paused: boolean; pauseMode: PauseMode; retryAfterSeconds: number; pausedAt: number | null; inFlight: { count: number; callIds: string[] }; held: number } {
+  state(): {
+    paused: boolean;
+    pauseMode: PauseMode;
+    retryAfterSeconds: number;
+    pausedAt: number | null;
+    inFlight: { count: number; callIds: string[] };
+    held: number;
+  } {
     return {
       paused: this.#paused,
       pauseMode: this.#mode,

@@ -56,7 +56,10 @@ export class RolloutControl {
     this.events = new GatewayEventHub(options.logger);
     this.#policyVersion = options.store.getPolicyVersion()?.version ?? null;
     this.sweeper = startIdleSweeper({
-      store: options.store, gate: this.gate, timeoutMs: options.sessionIdleTimeoutMs, endIdle: (sessionId) => this.#endIdle(sessionId),
+      store: options.store,
+      gate: this.gate,
+      timeoutMs: options.sessionIdleTimeoutMs,
+      endIdle: (sessionId) => this.#endIdle(sessionId),
     });
   }
 
@@ -74,10 +77,18 @@ export class RolloutControl {
     const input = parseInput(createSessionSchema, options, 'session');
     const sessionId = input.id ?? randomUUID();
     const apiKey = createSessionKey();
-    withStoreErrors(() => this.store.createRollout({
-      sessionId, groupId: input.groupId ?? null, task: input.task, tags: input.tags ?? [], split: input.split ?? null,
-      sampling: input.sampling ?? {}, keyHash: hashSessionKey(apiKey), createdAt: Date.now(),
-    }));
+    withStoreErrors(() =>
+      this.store.createRollout({
+        sessionId,
+        groupId: input.groupId ?? null,
+        task: input.task,
+        tags: input.tags ?? [],
+        split: input.split ?? null,
+        sampling: input.sampling ?? {},
+        keyHash: hashSessionKey(apiKey),
+        createdAt: Date.now(),
+      }),
+    );
     return { session: this.sessionInfo(sessionId), apiKey, baseUrls: sessionBaseUrls(baseUrl, sessionId) };
   }
 
@@ -85,7 +96,11 @@ export class RolloutControl {
     const rollout = this.store.getRollout(sessionId);
     if (rollout === null) throw new TokentapError('TT_SESSION_NOT_FOUND', { message: `No session ${sessionId}` });
     const rewards = this.store.listRewards(sessionId);
-    return { ...rollout, reward: rewards.find((reward) => reward.callId === null) ?? null, callRewards: rewards.filter((reward) => reward.callId !== null) };
+    return {
+      ...rollout,
+      reward: rewards.find((reward) => reward.callId === null) ?? null,
+      callRewards: rewards.filter((reward) => reward.callId !== null),
+    };
   }
 
   endSession(sessionId: string, status: SessionEndStatus, reason: SessionEndReason = 'explicit'): SessionInfo {
@@ -100,7 +115,9 @@ export class RolloutControl {
     const reward = parseInput(rewardSchema, input, 'reward');
     const components = reward.components ?? null;
     const value = reward.value ?? Object.values(components ?? {}).reduce((sum, part) => sum + part, 0);
-    return withStoreErrors(() => this.store.addReward({ sessionId, callId: reward.callId ?? null, value, components, source, createdAt: Date.now() }));
+    return withStoreErrors(() =>
+      this.store.addReward({ sessionId, callId: reward.callId ?? null, value, components, source, createdAt: Date.now() }),
+    );
   }
 
   rewardHistory(sessionId: string): RewardRow[] {
@@ -110,7 +127,9 @@ export class RolloutControl {
 
   declareGroup(input: unknown): GroupInfo {
     const group = parseInput(declareGroupSchema, input, 'group');
-    const declared = withStoreErrors(() => this.store.declareGroup({ groupId: group.id, expectedSize: group.expectedSize, metadata: group.metadata ?? {}, createdAt: Date.now() }));
+    const declared = withStoreErrors(() =>
+      this.store.declareGroup({ groupId: group.id, expectedSize: group.expectedSize, metadata: group.metadata ?? {}, createdAt: Date.now() }),
+    );
     if (declared.completed) this.#groupCompleted(declared.group);
     return this.groupInfo(group.id);
   }
@@ -161,7 +180,12 @@ export class RolloutControl {
     // no row: the call was refused before it was recorded; in progress: its end could not be recorded
     if (call === null || call.status === 'in_progress') return;
     this.events.emit('call-end', {
-      callId, sessionId, seq: call.seq, status: call.status, policyVersion: call.policyVersion, groupId,
+      callId,
+      sessionId,
+      seq: call.seq,
+      status: call.status,
+      policyVersion: call.policyVersion,
+      groupId,
       promptTokens: call.promptTokenIds?.length ?? call.usage?.promptTokens ?? null,
       completionTokens: call.completionTokenIds?.length ?? call.usage?.completionTokens ?? null,
       call,
@@ -180,7 +204,8 @@ export class RolloutControl {
       this.#log.info({ sessionId }, 'session ended after its idle timeout');
     } catch (error) {
       // ended meanwhile by its harness: nothing to do
-      if (!(error instanceof TokentapError && error.code === 'TT_SESSION_ENDED')) this.#log.error({ err: error, sessionId }, 'ending an idle session failed');
+      if (!(error instanceof TokentapError && error.code === 'TT_SESSION_ENDED'))
+        this.#log.error({ err: error, sessionId }, 'ending an idle session failed');
     }
   }
 

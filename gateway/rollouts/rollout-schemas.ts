@@ -40,7 +40,10 @@ export const endSessionSchema = z.strictObject({
 
 /** A reward number: finite and within ±MAX_REWARD_MAGNITUDE, so sums, group statistics and advantages stay finite. */
 const REWARD_NUMBER = `a finite number within ±${MAX_REWARD_MAGNITUDE}`;
-const rewardNumber = z.number({ error: `expected ${REWARD_NUMBER}` }).min(-MAX_REWARD_MAGNITUDE, `expected ${REWARD_NUMBER}`).max(MAX_REWARD_MAGNITUDE, `expected ${REWARD_NUMBER}`);
+const rewardNumber = z
+  .number({ error: `expected ${REWARD_NUMBER}` })
+  .min(-MAX_REWARD_MAGNITUDE, `expected ${REWARD_NUMBER}`)
+  .max(MAX_REWARD_MAGNITUDE, `expected ${REWARD_NUMBER}`);
 const componentsSchema = z.record(z.string().min(1).max(200), rewardNumber);
 
 export const rewardSchema = z

@@ -21,10 +21,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const code = CODES_BY_PARSER_ERROR[error.code ?? ''] ?? 'TT_INVALID_REQUEST';
   const entry = ERROR_CODES[code];
-  const message = code === 'TT_INVALID_REQUEST' ? 'Malformed HTTP request (a header value with CR or LF, a bad request line or header)' : entry.message;
+  const message =
+    code === 'TT_INVALID_REQUEST' ? 'Malformed HTTP request (a header value with CR or LF, a bad request line or header)' : entry.message;
   const body = JSON.stringify({ type: 'error', error: { type: entry.type, message, code } });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${entry.status} ${STATUS_CODES[entry.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${entry.status} ${STATUS_CODES[entry.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }

@@ -25,7 +25,8 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 const CREDENTIAL_PARAMETER = /([?&;#][^=&#\s"'<>]*?(?:token|key|secret|pass|pwd|auth|credential|sig)[^=&#\s"'<>]*=)[^&#\s"'<>]+/gi;
 
 /** Fields whose string value is a credential whatever it looks like (headers, config keys), at any depth. */
-const CREDENTIAL_FIELD = /^(?:authorization|proxy-authorization|x-api-key|api[-_]?key|cookie|set-cookie|password|passwd|secret|.*token|session[-_]?key|backend[-_]?key)$/i;
+const CREDENTIAL_FIELD =
+  /^(?:authorization|proxy-authorization|x-api-key|api[-_]?key|cookie|set-cookie|password|passwd|secret|.*token|session[-_]?key|backend[-_]?key)$/i;
 
 /** Deeper than this a logged value is cut, not walked (a log line is not a database dump). */
 const MAX_DEPTH = 12;
@@ -50,9 +51,13 @@ export interface LogCensor {
  * censor.text('GET /tokentap/v1/state?token=admin-0123456789abcdef') // 'GET /tokentap/v1/state?token=[Redacted]'
  */
 export function createLogCensor(secrets: ReadonlyArray<string | undefined>): LogCensor {
-  const exact = [...new Set(secrets
-    .filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4)
-    .flatMap((secret) => [secret, encodeURIComponent(secret)]))]
+  const exact = [
+    ...new Set(
+      secrets
+        .filter((secret): secret is string => typeof secret === 'string' && secret.length >= 4)
+        .flatMap((secret) => [secret, encodeURIComponent(secret)]),
+    ),
+  ]
     // longest first: a secret that contains another is replaced whole
     .sort((a, b) => b.length - a.length);
   const text = (value: string): string => {

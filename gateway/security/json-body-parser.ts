@@ -11,7 +11,8 @@ export interface JsonBodyParserOptions {
 const PROBLEM_MESSAGES: Record<JsonProblem, (maxDepth: number) => string> = {
   'too-deep': (maxDepth) => `Body is nested deeper than ${maxDepth} levels (maxJsonDepth)`,
   'prototype-key': () => 'Body contains a "__proto__" key, or a "constructor" key holding "prototype"; these are refused',
-  'lone-surrogate': () => 'Body contains a string or key with a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape not part of a pair); it is not Unicode text',
+  'lone-surrogate': () =>
+    'Body contains a string or key with a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape not part of a pair); it is not Unicode text',
   'non-finite-number': () => 'Body contains a number too large to represent (e.g. 1e400); it would reach the backend as null',
 };
 

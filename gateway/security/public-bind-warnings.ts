@@ -24,10 +24,14 @@ export function publicBindWarnings(config: Pick<GatewayConfig, 'host' | 'adminTo
   if (isLoopbackHost(config.host)) return [];
   const warnings: string[] = [];
   if (!config.requireSessionKey) {
-    warnings.push(`tokentap is bound to ${config.host}, beyond this machine, without --require-session-key: anyone who can reach it can use the backend and write calls into any session (the training data)`);
+    warnings.push(
+      `tokentap is bound to ${config.host}, beyond this machine, without --require-session-key: anyone who can reach it can use the backend and write calls into any session (the training data)`,
+    );
   }
   if (config.adminToken === undefined) {
-    warnings.push(`tokentap is bound to ${config.host} without --admin-token: the rollout API is off, so no session keys can be made over HTTP${config.requireSessionKey ? ' and every model call is refused' : ''}`);
+    warnings.push(
+      `tokentap is bound to ${config.host} without --admin-token: the rollout API is off, so no session keys can be made over HTTP${config.requireSessionKey ? ' and every model call is refused' : ''}`,
+    );
   }
   return warnings;
 }

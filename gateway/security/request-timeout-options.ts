@@ -13,5 +13,8 @@ const NODE_CHECK_INTERVAL_MS = 30_000;
  */
 export function requestTimeoutOptions(requestTimeoutMs: number): Pick<ServerOptions, 'requestTimeout' | 'connectionsCheckingInterval'> {
   if (requestTimeoutMs === 0) return { requestTimeout: 0 };
-  return { requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(NODE_CHECK_INTERVAL_MS, Math.max(100, Math.floor(requestTimeoutMs / 4))) };
+  return {
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(NODE_CHECK_INTERVAL_MS, Math.max(100, Math.floor(requestTimeoutMs / 4))),
+  };
 }

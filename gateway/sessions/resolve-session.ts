@@ -47,7 +47,9 @@ export function resolveSession(pathSession: string | undefined, headers: Incomin
   for (const [value, source] of explicit) {
     if (value === undefined || value === '') continue;
     if (!isValidSessionId(value)) {
-      throw new TokentapError('TT_INVALID_SESSION', { message: `Invalid session id ${JSON.stringify(value.slice(0, 140))}: use 1-128 of A-Z a-z 0-9 . _ : -` });
+      throw new TokentapError('TT_INVALID_SESSION', {
+        message: `Invalid session id ${JSON.stringify(value.slice(0, 140))}: use 1-128 of A-Z a-z 0-9 . _ : -`,
+      });
     }
     return { sessionId: value, source };
   }

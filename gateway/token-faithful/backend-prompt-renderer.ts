@@ -27,7 +27,13 @@ export function createBackendPromptRenderer(backend: BackendClient): PromptRende
   };
 }
 
-async function tokenize(backend: BackendClient, request: PromptRequest, messages: unknown[], addGenerationPrompt: boolean, signal: AbortSignal): Promise<number[]> {
+async function tokenize(
+  backend: BackendClient,
+  request: PromptRequest,
+  messages: unknown[],
+  addGenerationPrompt: boolean,
+  signal: AbortSignal,
+): Promise<number[]> {
   const body: Record<string, unknown> = { model: request.model, messages, add_generation_prompt: addGenerationPrompt, add_special_tokens: false };
   if (request.tools !== null) body.tools = request.tools;
   if (request.chatTemplateKwargs !== null) body.chat_template_kwargs = request.chatTemplateKwargs;

@@ -5,10 +5,29 @@ import { isRecord } from '../../core/json/is-record.js';
  * or its parsing (which the gateway now owns), or they are re-expressed below in completions terms.
  */
 const CHAT_ONLY_FIELDS = [
-  'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'functions', 'function_call', 'chat_template', 'chat_template_kwargs',
-  'add_generation_prompt', 'continue_final_message', 'documents', 'reasoning_effort', 'include_reasoning', 'thinking_token_budget',
-  'max_completion_tokens', 'logprobs', 'top_logprobs', 'return_token_ids', 'stream_options', 'add_special_tokens',
-  'mm_processor_kwargs', 'media_io_kwargs', 'echo',
+  'messages',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'functions',
+  'function_call',
+  'chat_template',
+  'chat_template_kwargs',
+  'add_generation_prompt',
+  'continue_final_message',
+  'documents',
+  'reasoning_effort',
+  'include_reasoning',
+  'thinking_token_budget',
+  'max_completion_tokens',
+  'logprobs',
+  'top_logprobs',
+  'return_token_ids',
+  'stream_options',
+  'add_special_tokens',
+  'mm_processor_kwargs',
+  'media_io_kwargs',
+  'echo',
 ] as const;
 
 /**

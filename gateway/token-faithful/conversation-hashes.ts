@@ -57,7 +57,12 @@ export function extendPrefixHash(previous: string, canonical: string): string {
  */
 export function renderSettingsKey(request: PromptRequest): { model: string; tools: string; templateKwargs: string; template: string } {
   const digest = (value: unknown): string => createHash('sha256').update(canonicalJson(value)).digest('base64');
-  return { model: request.model ?? '', tools: digest(request.tools), templateKwargs: digest(request.chatTemplateKwargs), template: digest(request.chatTemplate) };
+  return {
+    model: request.model ?? '',
+    tools: digest(request.tools),
+    templateKwargs: digest(request.chatTemplateKwargs),
+    template: digest(request.chatTemplate),
+  };
 }
 
 function contentOf(content: unknown): { text: string; parts: unknown[] } {

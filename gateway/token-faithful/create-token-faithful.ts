@@ -67,7 +67,8 @@ export interface TokenFaithful {
  */
 export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithful {
   const history = new SessionTokenHistory(options.historyLimits);
-  const renderer: PromptRenderer = options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir);
+  const renderer: PromptRenderer =
+    options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir);
   const mode: ModeState = { options, history, renderer, counters: tokenFaithfulCounters(history) };
   const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));
   return {

@@ -16,8 +16,7 @@ export type FreshReason =
   | 'end-of-turn-not-found';
 
 export type ExtensionMatch =
-  | { kind: 'extend'; entry: TokenHistoryEntry }
-  | { kind: 'fresh'; reason: FreshReason; againstCallId?: string; divergedAt?: number };
+  { kind: 'extend'; entry: TokenHistoryEntry } | { kind: 'fresh'; reason: FreshReason; againstCallId?: string; divergedAt?: number };
 
 /**
  * The extension rule (docs/token-faithful.md): a request extends an earlier call of its session when that call's

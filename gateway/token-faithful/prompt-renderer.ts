@@ -49,7 +49,12 @@ export function promptRequestFrom(chatBody: Record<string, unknown>): PromptRequ
  *
  * @example indexAfterOccurrence([1, 9, 2, 9, 3], 9, 2) // 4
  */
-export function indexAfterOccurrence<T>(sequence: ArrayLike<T> & { indexOf(value: T, from?: number): number }, marker: T, count: number, markerLength = 1): number {
+export function indexAfterOccurrence<T>(
+  sequence: ArrayLike<T> & { indexOf(value: T, from?: number): number },
+  marker: T,
+  count: number,
+  markerLength = 1,
+): number {
   let from = 0;
   for (let seen = 0; seen < count; seen++) {
     const at = sequence.indexOf(marker, from);

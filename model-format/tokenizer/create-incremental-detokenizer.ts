@@ -22,10 +22,7 @@ export interface IncrementalDetokenizerOptions {
  * const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: true });
  * ids.map((id) => detokenizer.push(id)); // ['To', ' determine', ...]
  */
-export function createIncrementalDetokenizer(
-  tokenizer: HfTokenizer,
-  options: IncrementalDetokenizerOptions = {},
-): IncrementalDetokenizer {
+export function createIncrementalDetokenizer(tokenizer: HfTokenizer, options: IncrementalDetokenizerOptions = {}): IncrementalDetokenizer {
   const decoder = new TextDecoder('utf-8');
   const skipSpecialTokens = options.skipSpecialTokens ?? false;
   return {

@@ -45,15 +45,16 @@ export async function createHfRetokenizer(directory: string): Promise<Retokenize
     writeReply: (output, context) => writeTemplateReply(output, context, replyFormat),
   };
   if (template !== null) {
-    retokenizer.renderChat = (messages, tools, options: RenderChatOptions = {}) => renderChatTemplate({
-      template: options.template ?? template,
-      messages: normalizeChatMessages(messages),
-      tools: normalizeChatTools(tools ?? []),
-      addGenerationPrompt: options.addGenerationPrompt ?? true,
-      continueFinalMessage: options.continueFinalMessage ?? false,
-      extraContext: options.templateKwargs ?? {},
-      specialTokens: chatTemplateSpecialTokens(tokenizer),
-    });
+    retokenizer.renderChat = (messages, tools, options: RenderChatOptions = {}) =>
+      renderChatTemplate({
+        template: options.template ?? template,
+        messages: normalizeChatMessages(messages),
+        tools: normalizeChatTools(tools ?? []),
+        addGenerationPrompt: options.addGenerationPrompt ?? true,
+        continueFinalMessage: options.continueFinalMessage ?? false,
+        extraContext: options.templateKwargs ?? {},
+        specialTokens: chatTemplateSpecialTokens(tokenizer),
+      });
   }
   return retokenizer;
 }

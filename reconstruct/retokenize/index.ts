@@ -2,13 +2,7 @@
 export { createRetokenizer, type RetokenizerOptions } from './create-retokenizer.js';
 export { createHfRetokenizer } from './create-hf-retokenizer.js';
 export { createTiktokenRetokenizer, type TiktokenEncodingName } from './create-tiktoken-retokenizer.js';
-export {
-  retokenizeCall,
-  tryRetokenizeCall,
-  type RetokenizedCall,
-  type RetokenizeRefusal,
-  type RetokenizeRefusalReason,
-} from './retokenize-call.js';
+export { retokenizeCall, tryRetokenizeCall, type RetokenizedCall, type RetokenizeRefusal, type RetokenizeRefusalReason } from './retokenize-call.js';
 export { o200kHarmonySpecialTokens, HARMONY_SPECIAL_TOKENS } from '../../model-format/families/gpt-oss/o200k-harmony.js';
 export { renderHarmonyChat } from '../../model-format/families/gpt-oss/render-harmony-chat.js';
 export type { AssistantOutput, RenderChatOptions, ReplyContext, ReplyText, Retokenizer } from './retokenizer.js';

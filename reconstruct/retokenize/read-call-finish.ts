@@ -3,11 +3,11 @@ import type { CallRow } from '../../store/types.js';
 /** How a recorded completion ended, as far as its token ids are concerned. */
 export type CallFinish =
   | {
-    /** the model ended its turn (finish `stop` or `tool_calls`): a final end token was sampled */
-    endsTurn: boolean;
-    /** the stop token id that ended it (`stop_token_ids`), when the server says so; else the format's own */
-    stopTokenId: number | null;
-  }
+      /** the model ended its turn (finish `stop` or `tool_calls`): a final end token was sampled */
+      endsTurn: boolean;
+      /** the stop token id that ended it (`stop_token_ids`), when the server says so; else the format's own */
+      stopTokenId: number | null;
+    }
   | { refusal: 'stop-string' | 'stop-unknown' | 'finish-reason'; detail: string };
 
 /**

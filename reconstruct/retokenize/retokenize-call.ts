@@ -68,7 +68,12 @@ export function tryRetokenizeCall(call: CallRow, bodies: CallBodies, tokenizer: 
   else if ('prompt' in request) ids = completionsIds(request, choice, finish, tokenizer);
   else return refuse('unknown-request', 'the backend request has neither messages nor prompt');
   if ('source' in ids) return ids;
-  return { promptTokenIds: ids.prompt, completionTokenIds: ids.completion, source: 'retokenized', tokenizer: { name: tokenizer.name, hash: tokenizer.hash } };
+  return {
+    promptTokenIds: ids.prompt,
+    completionTokenIds: ids.completion,
+    source: 'retokenized',
+    tokenizer: { name: tokenizer.name, hash: tokenizer.hash },
+  };
 }
 
 /**

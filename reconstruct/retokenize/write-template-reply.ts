@@ -26,7 +26,8 @@ export interface TemplateReplyFormat {
  */
 export function writeTemplateReply(output: AssistantOutput, context: ReplyContext, format: TemplateReplyFormat): ReplyText {
   if (output.reasoning !== null && !format.thinkTags) return { refusal: 'the reply has reasoning but the chat template writes no <think> block' };
-  if (output.toolCalls.length > 0 && !format.toolCallTags) return { refusal: 'the reply calls tools but the chat template writes no <tool_call> blocks' };
+  if (output.toolCalls.length > 0 && !format.toolCallTags)
+    return { refusal: 'the reply calls tools but the chat template writes no <tool_call> blocks' };
   let text = '';
   let content = output.content ?? '';
   if (output.reasoning !== null) {

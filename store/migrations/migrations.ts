@@ -6,7 +6,13 @@ import { gatewayInstancesMigration } from './005-gateway-instances.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [initialMigration, rolloutsMigration, batchesMigration, chatRequestBodyMigration, gatewayInstancesMigration];
+export const MIGRATIONS: readonly Migration[] = [
+  initialMigration,
+  rolloutsMigration,
+  batchesMigration,
+  chatRequestBodyMigration,
+  gatewayInstancesMigration,
+];
 
 /** The schema version this tokentap writes and reads. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.length;

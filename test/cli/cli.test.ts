@@ -17,7 +17,7 @@ function runCli(args: string[], env: NodeJS.ProcessEnv = {}): { status: number |
 let temp: ReturnType<typeof makeTempDir>;
 afterEach(() => temp?.remove());
 
-describe('the tokentap command (built by npm test\'s pretest)', () => {
+describe("the tokentap command (built by npm test's pretest)", () => {
   it('prints help with exit 0, and exits 2 on an unknown command or bad flag', () => {
     expect(runCli(['--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('serve') });
     for (const command of ['serve', 'sessions', 'show', 'sim-backend']) expect(runCli([command, '--help']).status).toBe(0);
@@ -30,8 +30,36 @@ describe('the tokentap command (built by npm test\'s pretest)', () => {
     temp = makeTempDir();
     const db = temp.file('t.db');
     const store = openStore({ path: db });
-    const { callId } = store.beginCall({ sessionId: 'run-42', frontDoor: 'openai-chat', path: '/s/run-42/v1/chat/completions', requestedModel: 'm', backendModel: 'm', stream: false, requestBody: {}, backendRequestBody: {}, samplingParams: {}, metadata: {}, startedAt: Date.now() });
-    store.finishCall(callId, { status: 'ok', tokenSource: 'backend', promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5], completionLogprobs: [-0.5, -0.25], finishReason: 'stop', stopReason: null, responseBody: {}, usage: null, error: null, httpStatus: 200, flags: [], timeToFirstTokenMs: 5, totalMs: 9, endedAt: Date.now() });
+    const { callId } = store.beginCall({
+      sessionId: 'run-42',
+      frontDoor: 'openai-chat',
+      path: '/s/run-42/v1/chat/completions',
+      requestedModel: 'm',
+      backendModel: 'm',
+      stream: false,
+      requestBody: {},
+      backendRequestBody: {},
+      samplingParams: {},
+      metadata: {},
+      startedAt: Date.now(),
+    });
+    store.finishCall(callId, {
+      status: 'ok',
+      tokenSource: 'backend',
+      promptTokenIds: [1, 2, 3],
+      completionTokenIds: [4, 5],
+      completionLogprobs: [-0.5, -0.25],
+      finishReason: 'stop',
+      stopReason: null,
+      responseBody: {},
+      usage: null,
+      error: null,
+      httpStatus: 200,
+      flags: [],
+      timeToFirstTokenMs: 5,
+      totalMs: 9,
+      endedAt: Date.now(),
+    });
     store.close();
     const sessions = runCli(['sessions', '--db', db]);
     expect(sessions.status).toBe(0);
@@ -40,7 +68,12 @@ describe('the tokentap command (built by npm test\'s pretest)', () => {
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/1\s+\w{8}\s+openai-chat\s+m\s+json\s+ok\s+backend\s+3\s+2\s+stop/);
     const json = runCli(['show', 'run-42', '--db', db, '--json']);
-    expect(JSON.parse(json.stdout.trim())).toMatchObject({ seq: 1, promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5], completionLogprobs: [-0.5, -0.25] });
+    expect(JSON.parse(json.stdout.trim())).toMatchObject({
+      seq: 1,
+      promptTokenIds: [1, 2, 3],
+      completionTokenIds: [4, 5],
+      completionLogprobs: [-0.5, -0.25],
+    });
     expect(runCli(['show', 'nope', '--db', db]).status).toBe(2);
     expect(runCli(['sessions', '--db', temp.file('missing.db')]).status).toBe(2);
   });
@@ -49,7 +82,27 @@ describe('the tokentap command (built by npm test\'s pretest)', () => {
     temp = makeTempDir();
     const port = await closedPort();
     const token = 'cli-admin-token-0123456789';
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--db', temp.file('s.db'), '--backend-url', 'http://127.0.0.1:9', '--admin-token', token, '--require-session-key', '--pause-mode', 'reject', '--session-idle-timeout-ms', '0'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'serve',
+        '--port',
+        String(port),
+        '--db',
+        temp.file('s.db'),
+        '--backend-url',
+        'http://127.0.0.1:9',
+        '--admin-token',
+        token,
+        '--require-session-key',
+        '--pause-mode',
+        'reject',
+        '--session-idle-timeout-ms',
+        '0',
+      ],
+      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const lines = createInterface({ input: child.stdout });
     for await (const line of lines) {
@@ -58,7 +111,11 @@ describe('the tokentap command (built by npm test\'s pretest)', () => {
     }
     const state = await fetch(`http://127.0.0.1:${port}/tokentap/v1/state`, { headers: { authorization: `Bearer ${token}` } });
     expect(await state.json()).toMatchObject({ paused: false, pauseMode: 'reject' });
-    const call = await fetch(`http://127.0.0.1:${port}/s/anything/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
+    const call = await fetch(`http://127.0.0.1:${port}/s/anything/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(call.status).toBe(401);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -67,7 +124,10 @@ describe('the tokentap command (built by npm test\'s pretest)', () => {
   it('serves until SIGTERM, then exits 0', async () => {
     temp = makeTempDir();
     const port = await closedPort();
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--db', temp.file('s.db'), '--backend-url', 'http://127.0.0.1:9'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--db', temp.file('s.db'), '--backend-url', 'http://127.0.0.1:9'], {
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines = createInterface({ input: child.stdout });
     for await (const line of lines) if (line.includes('tokentap listening')) break;
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);

@@ -25,17 +25,39 @@ describe('tokentap export', () => {
       for (const shape of entry.shapes ?? [undefined]) {
         const name = `${entry.format}${shape === undefined ? '' : `-${shape}`}`;
         const shapeArgs = shape === undefined ? [] : ['--shape', shape];
-        const jsonl = runCli(['export', '--db', recorded.fixture.dbPath, '--format', entry.format, ...shapeArgs, '--out', `${recorded.fixture.dir}/${name}.jsonl`]);
+        const jsonl = runCli([
+          'export',
+          '--db',
+          recorded.fixture.dbPath,
+          '--format',
+          entry.format,
+          ...shapeArgs,
+          '--out',
+          `${recorded.fixture.dir}/${name}.jsonl`,
+        ]);
         expect(jsonl.status, `${name}: ${jsonl.stderr}`).toBe(0);
-        const parquet = runCli(['export', '--db', recorded.fixture.dbPath, '--format', entry.format, ...shapeArgs, '--out', `${recorded.fixture.dir}/${name}.parquet`]);
+        const parquet = runCli([
+          'export',
+          '--db',
+          recorded.fixture.dbPath,
+          '--format',
+          entry.format,
+          ...shapeArgs,
+          '--out',
+          `${recorded.fixture.dir}/${name}.parquet`,
+        ]);
         expect(parquet.status, `${name}: ${parquet.stderr}`).toBe(0);
-        const lines = readFileSync(`${recorded.fixture.dir}/${name}.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+        const lines = readFileSync(`${recorded.fixture.dir}/${name}.jsonl`, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
         const read = await readParquetWithDuckDb(`${recorded.fixture.dir}/${name}.parquet`);
         expect(read.rows.length, name).toBe(lines.length);
         expect(lines.length, name).toBeGreaterThan(0);
         expect(read.metadata).toMatchObject({ format: entry.format, schema_version: '1', tokentap_version: expect.any(String) });
         // Tinker's JSONL lines are Datums (nested); its Parquet rows are the flat columns
-        if (entry.format !== 'tinker') for (const [index, line] of lines.entries()) expect(sameValues(read.rows[index]!, line), `${name} row ${index}`).toBe(true);
+        if (entry.format !== 'tinker')
+          for (const [index, line] of lines.entries()) expect(sameValues(read.rows[index]!, line), `${name} row ${index}`).toBe(true);
       }
     }
     // the samples those files hold, each checked against the raw call rows by the independent verifier
@@ -45,7 +67,18 @@ describe('tokentap export', () => {
   }, 180_000);
 
   it('prints a summary with what was dropped and why', () => {
-    const result = runCli(['export', '--db', recorded.fixture.dbPath, '--format', 'verl', '--out', `${recorded.fixture.dir}/summary.jsonl`, '--split', 'train', '--drop-zero-variance']);
+    const result = runCli([
+      'export',
+      '--db',
+      recorded.fixture.dbPath,
+      '--format',
+      'verl',
+      '--out',
+      `${recorded.fixture.dir}/summary.jsonl`,
+      '--split',
+      'train',
+      '--drop-zero-variance',
+    ]);
     expect(result.status, result.stderr).toBe(0);
     // task-a: 3 rollouts -> 4 samples; task-b (rewards 0.5, 0.5) dropped as zero-variance; the val and failed rollouts are filtered out
     expect(result.stdout).toMatch(/sessions \d+, groups 1, samples 4/);
@@ -79,7 +112,9 @@ describe('tokentap export', () => {
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(message);
     }
-    expect(runCli(['export', '--db', `${recorded.fixture.dir}/missing.db`, '--format', 'verl', '--out', `${recorded.fixture.dir}/a.jsonl`]).status).toBe(2);
+    expect(
+      runCli(['export', '--db', `${recorded.fixture.dir}/missing.db`, '--format', 'verl', '--out', `${recorded.fixture.dir}/a.jsonl`]).status,
+    ).toBe(2);
     expect(readdirSync(recorded.fixture.dir).length).toBe(before);
     expect(existsSync(`${recorded.fixture.dir}/a.jsonl`)).toBe(false);
   });
@@ -87,7 +122,10 @@ describe('tokentap export', () => {
   it('prints the dataset shape with tokentap stats, with the same selection flags', () => {
     const result = runCli(['stats', '--db', recorded.fixture.dbPath, '--json']);
     expect(result.status, result.stderr).toBe(0);
-    const stats = JSON.parse(result.stdout) as { summary: { samples: number; dropped: Record<string, number>; drift: Record<string, number> }; rollouts: number };
+    const stats = JSON.parse(result.stdout) as {
+      summary: { samples: number; dropped: Record<string, number>; drift: Record<string, number> };
+      rollouts: number;
+    };
     // 7 rollouts, 8 samples; the failed rollout's sample is dropped by the default status filter
     expect(stats.summary.samples).toBe(7);
     expect(stats.rollouts).toBe(6);

@@ -15,7 +15,13 @@ describe('configuration', () => {
   });
 
   it('takes defaults when nothing is given', () => {
-    expect(loadConfig({}, {})).toMatchObject({ backendUrl: 'http://127.0.0.1:8000', port: 4000, host: '127.0.0.1', bodyLimit: 64 * 1024 * 1024, recordFailure: 'refuse' });
+    expect(loadConfig({}, {})).toMatchObject({
+      backendUrl: 'http://127.0.0.1:8000',
+      port: 4000,
+      host: '127.0.0.1',
+      bodyLimit: 64 * 1024 * 1024,
+      recordFailure: 'refuse',
+    });
   });
 
   it('lets flags win over env, env over the config file, the file over defaults', () => {
@@ -36,11 +42,21 @@ describe('configuration', () => {
   });
 
   it('reads the rollout settings from flags and env, switches spelled as text', () => {
-    const config = loadConfig({ 'admin-token': 'a-long-enough-admin-token', 'pause-mode': 'reject' }, { TOKENTAP_REQUIRE_SESSION_KEY: 'true', TOKENTAP_SESSION_IDLE_TIMEOUT_MS: '5000' });
-    expect(config).toMatchObject({ adminToken: 'a-long-enough-admin-token', pauseMode: 'reject', requireSessionKey: true, sessionIdleTimeoutMs: 5000 });
+    const config = loadConfig(
+      { 'admin-token': 'a-long-enough-admin-token', 'pause-mode': 'reject' },
+      { TOKENTAP_REQUIRE_SESSION_KEY: 'true', TOKENTAP_SESSION_IDLE_TIMEOUT_MS: '5000' },
+    );
+    expect(config).toMatchObject({
+      adminToken: 'a-long-enough-admin-token',
+      pauseMode: 'reject',
+      requireSessionKey: true,
+      sessionIdleTimeoutMs: 5000,
+    });
     expect(loadConfig({}, {})).toMatchObject({ requireSessionKey: false, pauseMode: 'hold', sessionIdleTimeoutMs: 1_800_000 });
     expect(loadConfig({ 'require-session-key': 'false' }, { TOKENTAP_REQUIRE_SESSION_KEY: 'yes' }).requireSessionKey).toBe(false);
-    expect(() => loadConfig({ 'admin-token': 'short' }, {})).toThrow(/^invalid configuration: --admin-token: --admin-token must be at least 16 characters$/);
+    expect(() => loadConfig({ 'admin-token': 'short' }, {})).toThrow(
+      /^invalid configuration: --admin-token: --admin-token must be at least 16 characters$/,
+    );
     expect(() => loadConfig({ 'pause-mode': 'sometimes' }, {})).toThrow(/--pause-mode "sometimes"/);
     expect(() => loadConfig({ 'require-session-key': 'perhaps' }, {})).toThrow(/--require-session-key "perhaps"/);
   });

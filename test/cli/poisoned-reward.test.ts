@@ -31,7 +31,10 @@ describe('tokentap export and stats on a database holding non-finite rewards', (
     expect(jsonl.status, jsonl.stderr).toBe(0);
     expect(jsonl.stdout).toMatch(/samples 5\b/);
     expect(jsonl.stdout).toMatch(/dropped: .*invalid_reward 2/);
-    const rows = readFileSync(`${fixture.dir}/verl.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { reward: unknown; advantage: unknown });
+    const rows = readFileSync(`${fixture.dir}/verl.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { reward: unknown; advantage: unknown });
     expect(rows).toHaveLength(5);
     for (const row of rows) expect([typeof row.reward, typeof row.advantage]).toEqual(['number', 'number']);
     const parquet = runCli(['export', '--db', fixture.dbPath, '--format', 'jsonl', '--out', `${fixture.dir}/generic.parquet`]);
@@ -49,6 +52,9 @@ describe('tokentap export and stats on a database holding non-finite rewards', (
     expect(text.stdout).toMatch(/rewards \(4 rollouts, 0 without\): min 0\.25 {2}mean 0\.5625 {2}max 1\b/);
     const json = runCli(['stats', '--db', fixture.dbPath, '--json']);
     expect(json.status, json.stderr).toBe(0);
-    expect((JSON.parse(json.stdout) as { summary: { dropped: Record<string, number> } }).summary.dropped).toEqual({ invalid_reward: 2, status_failed: 1 });
+    expect((JSON.parse(json.stdout) as { summary: { dropped: Record<string, number> } }).summary.dropped).toEqual({
+      invalid_reward: 2,
+      status_failed: 1,
+    });
   });
 });

@@ -15,7 +15,12 @@ const temp = makeTempDir();
 beforeAll(async () => {
   sim = await createSimBackend({
     acceptAnyModel: true,
-    script: { replies: [{ match: { lastUserContains: 'hang' }, times: 'forever', fault: { kind: 'stall-headers' } }, { times: 'forever', content: 'fine' }] },
+    script: {
+      replies: [
+        { match: { lastUserContains: 'hang' }, times: 'forever', fault: { kind: 'stall-headers' } },
+        { times: 'forever', content: 'fine' },
+      ],
+    },
   });
   simUrl = await sim.listen();
 });
@@ -33,7 +38,19 @@ interface Served {
 /** `tokentap serve` in front of the simulator, its stdout (a pipe) captured. */
 async function serve(name: string, extraArgs: string[]): Promise<Served> {
   const port = await closedPort();
-  const args = [CLI, 'serve', '--port', String(port), '--db', temp.file(`${name}.db`), '--backend-url', simUrl, '--admin-token', ADMIN_TOKEN, ...extraArgs];
+  const args = [
+    CLI,
+    'serve',
+    '--port',
+    String(port),
+    '--db',
+    temp.file(`${name}.db`),
+    '--backend-url',
+    simUrl,
+    '--admin-token',
+    ADMIN_TOKEN,
+    ...extraArgs,
+  ];
   const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks: string[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
@@ -60,18 +77,29 @@ async function sendTraffic(served: Served, callLines: () => number): Promise<voi
   expect(chat.status).toBe(200);
   await chat.text();
   const streamed = await fetch(`${base}/s/log-a/v1/messages`, {
-    method: 'POST', headers: { ...json, 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ model: 'claude-ish', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    method: 'POST',
+    headers: { ...json, 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'claude-ish', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
   });
   expect(streamed.status).toBe(200);
   expect(await streamed.text()).toContain('message_stop');
   // more than the model's context: the backend refuses it (400), a recorded backend_error
-  const failed = await fetch(`${base}/s/log-b/v1/chat/completions`, { method: 'POST', headers: json, body: JSON.stringify({ ...CHAT, max_tokens: 10_000_000 }) });
+  const failed = await fetch(`${base}/s/log-b/v1/chat/completions`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ ...CHAT, max_tokens: 10_000_000 }),
+  });
   expect(failed.status).toBe(400);
   await failed.text();
   // the harness leaves while the backend has not answered: recorded aborted
   const controller = new AbortController();
   const generating = new Promise<void>((resolve) => sim.on('generation', () => resolve()));
-  const hanging = fetch(`${base}/s/log-b/v1/chat/completions`, { method: 'POST', headers: json, body: JSON.stringify({ ...CHAT, messages: [{ role: 'user', content: 'hang' }] }), signal: controller.signal });
+  const hanging = fetch(`${base}/s/log-b/v1/chat/completions`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ ...CHAT, messages: [{ role: 'user', content: 'hang' }] }),
+    signal: controller.signal,
+  });
   await generating;
   controller.abort();
   await expect(hanging).rejects.toThrow();
@@ -88,7 +116,10 @@ async function sendTraffic(served: Served, callLines: () => number): Promise<voi
 }
 
 function jsonLines(text: string): Array<Record<string, unknown>> {
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('tokentap serve logs one info line per call, and nothing else per request at info (issue 14)', () => {
@@ -102,22 +133,58 @@ describe('tokentap serve logs one info line per call, and nothing else per reque
     expect(calls.map((line) => line.level)).toEqual([30, 30, 30, 30]);
     // the simulator answers any model name as the one it serves: the line shows both
     const bySession = (session: string) => calls.filter((line) => line.sessionId === session);
-    expect(bySession('log-a')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ frontDoor: 'openai-chat', stream: false, model: 'asked-model', servedModel: DEFAULT_MODEL_NAME, status: 'ok', httpStatus: 200, tokenSource: 'backend', flags: [] }),
-      expect.objectContaining({ frontDoor: 'anthropic-messages', stream: true, model: 'claude-ish', servedModel: DEFAULT_MODEL_NAME, status: 'ok', tokenSource: 'backend' }),
-    ]));
+    expect(bySession('log-a')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          frontDoor: 'openai-chat',
+          stream: false,
+          model: 'asked-model',
+          servedModel: DEFAULT_MODEL_NAME,
+          status: 'ok',
+          httpStatus: 200,
+          tokenSource: 'backend',
+          flags: [],
+        }),
+        expect.objectContaining({
+          frontDoor: 'anthropic-messages',
+          stream: true,
+          model: 'claude-ish',
+          servedModel: DEFAULT_MODEL_NAME,
+          status: 'ok',
+          tokenSource: 'backend',
+        }),
+      ]),
+    );
     for (const line of bySession('log-a')) {
-      expect(line).toMatchObject({ callId: expect.stringMatching(/^[0-9a-f-]{36}$/), promptTokens: expect.any(Number), sampledTokens: expect.any(Number), timeToFirstTokenMs: expect.any(Number), totalMs: expect.any(Number) });
+      expect(line).toMatchObject({
+        callId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        promptTokens: expect.any(Number),
+        sampledTokens: expect.any(Number),
+        timeToFirstTokenMs: expect.any(Number),
+        totalMs: expect.any(Number),
+      });
       expect(line.promptTokens as number).toBeGreaterThan(0);
       expect(line.sampledTokens as number).toBeGreaterThan(0);
       expect(line.errorCode).toBeUndefined();
     }
-    expect(bySession('log-b')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ frontDoor: 'openai-chat', status: 'backend_error', httpStatus: 400, errorCode: 'TT_BACKEND_ERROR', promptTokens: null, sampledTokens: null, tokenSource: 'none' }),
-      expect.objectContaining({ frontDoor: 'openai-chat', status: 'aborted', errorCode: 'TT_CLIENT_ABORTED', timeToFirstTokenMs: null }),
-    ]));
+    expect(bySession('log-b')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          frontDoor: 'openai-chat',
+          status: 'backend_error',
+          httpStatus: 400,
+          errorCode: 'TT_BACKEND_ERROR',
+          promptTokens: null,
+          sampledTokens: null,
+          tokenSource: 'none',
+        }),
+        expect.objectContaining({ frontDoor: 'openai-chat', status: 'aborted', errorCode: 'TT_CLIENT_ABORTED', timeToFirstTokenMs: null }),
+      ]),
+    );
     // a request that failed and is no call: one line
-    expect(lines.filter((line) => line.msg === 'request rejected')).toEqual([expect.objectContaining({ level: 30, code: 'TT_NOT_FOUND', message: 'No route for POST /s/log-a/v1/chat/completion' })]);
+    expect(lines.filter((line) => line.msg === 'request rejected')).toEqual([
+      expect.objectContaining({ level: 30, code: 'TT_NOT_FOUND', message: 'No route for POST /s/log-a/v1/chat/completion' }),
+    ]);
     // every other line at info or above is the gateway's own (start, shutdown), none about a request
     const others = lines.filter((line) => (line.level as number) >= 30 && line.msg !== 'call ended' && line.msg !== 'request rejected');
     for (const line of others) {
@@ -136,7 +203,11 @@ describe('tokentap serve logs one info line per call, and nothing else per reque
 
   it('--log-level debug still has each request (incoming, completed) at debug, the call lines at info', async () => {
     const served = await serve('debug', ['--log-format', 'json', '--log-level', 'debug']);
-    const chat = await fetch(`${served.base}/s/log-c/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHAT) });
+    const chat = await fetch(`${served.base}/s/log-c/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(CHAT),
+    });
     await chat.text();
     expect((await fetch(`${served.base}/healthz`)).status).toBe(200);
     await served.stop();
@@ -149,7 +220,11 @@ describe('tokentap serve logs one info line per call, and nothing else per reque
 
   it('--log-format pretty on a pipe: pino-pretty lines (no JSON, no colour codes), the call line among them', async () => {
     const served = await serve('pretty', ['--log-format', 'pretty']);
-    const chat = await fetch(`${served.base}/s/log-d/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHAT) });
+    const chat = await fetch(`${served.base}/s/log-d/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(CHAT),
+    });
     await chat.text();
     await expect.poll(served.output, { timeout: 10_000 }).toContain('call ended');
     await served.stop();
@@ -161,7 +236,10 @@ describe('tokentap serve logs one info line per call, and nothing else per reque
   }, 60_000);
 
   it('a bad --log-format is one line on stderr naming the flag, exit 2', () => {
-    const result = spawnSync(process.execPath, [CLI, 'serve', '--log-format', 'xml', '--db', temp.file('bad.db')], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    const result = spawnSync(process.execPath, [CLI, 'serve', '--log-format', 'xml', '--db', temp.file('bad.db')], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

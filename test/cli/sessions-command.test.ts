@@ -18,7 +18,12 @@ function runCli(args: string[]): { status: number | null; stdout: string; stderr
 const recorded = useExportFixture();
 
 function listedIds(stdout: string): string[] {
-  return stdout.trim().split('\n').slice(1).filter((line) => !line.includes('more session')).map((line) => line.split(/\s+/)[0] as string);
+  return stdout
+    .trim()
+    .split('\n')
+    .slice(1)
+    .filter((line) => !line.includes('more session'))
+    .map((line) => line.split(/\s+/)[0] as string);
 }
 
 // issue 14: `sessions` showed no reward, group or rollout status, took no filter and stopped silently at 100 rows
@@ -26,7 +31,9 @@ describe('tokentap sessions', () => {
   it("shows each session's rollout status, group and reward beside its calls and tokens", () => {
     const result = runCli(['sessions', '--db', recorded.fixture.dbPath]);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout.split('\n')[0]).toMatch(/^session\s+calls\s+prompt_tokens\s+completion_tokens\s+call_status\s+rollout\s+group\s+reward\s+last_call$/);
+    expect(result.stdout.split('\n')[0]).toMatch(
+      /^session\s+calls\s+prompt_tokens\s+completion_tokens\s+call_status\s+rollout\s+group\s+reward\s+last_call$/,
+    );
     const failed = recorded.fixture.rollouts.find((rollout) => rollout.status === 'failed')!;
     const rewarded = recorded.fixture.rollouts.find((rollout) => rollout.groupId === 'task-b')!;
     expect(result.stdout).toMatch(new RegExp(`\\n${failed.sessionId}\\s+2\\s+\\d+\\s+\\d+\\s+ok:2\\s+failed\\s+-\\s+-\\s+\\d{4}-`));
@@ -41,7 +48,10 @@ describe('tokentap sessions', () => {
       return listedIds(result.stdout).sort();
     };
     const of = (keep: (rollout: (typeof recorded.fixture.rollouts)[number]) => boolean): string[] =>
-      recorded.fixture.rollouts.filter(keep).map((rollout) => rollout.sessionId).sort();
+      recorded.fixture.rollouts
+        .filter(keep)
+        .map((rollout) => rollout.sessionId)
+        .sort();
     expect(ids('--group', 'task-a')).toEqual(of((rollout) => rollout.groupId === 'task-a'));
     expect(ids('--status', 'failed')).toEqual(of((rollout) => rollout.status === 'failed'));
     expect(ids('--has-reward')).toEqual(of((rollout) => rollout.reward !== null));
@@ -59,10 +69,21 @@ describe('tokentap sessions', () => {
     expect(result.stdout).toMatch(/\n5 more sessions \(use --limit or a filter\)\n$/);
     const json = runCli(['sessions', '--db', recorded.fixture.dbPath, '--group', 'task-a', '--limit', '2', '--json']);
     expect(json.stderr).toBe('1 more session (use --limit or a filter)\n');
-    const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     for (const line of lines) {
-      expect(line).toMatchObject({ id: expect.any(String), callCount: expect.any(Number), statusCounts: { ok: expect.any(Number) }, status: 'completed', origin: 'api', groupId: 'task-a', reward: expect.any(Number) });
+      expect(line).toMatchObject({
+        id: expect.any(String),
+        callCount: expect.any(Number),
+        statusCounts: { ok: expect.any(Number) },
+        status: 'completed',
+        origin: 'api',
+        groupId: 'task-a',
+        reward: expect.any(Number),
+      });
     }
   });
 
@@ -87,7 +108,13 @@ describe('tokentap sessions', () => {
       status: 2,
       stderr: 'tokentap: --status must be one of open, completed, truncated, failed, aborted (got "done")\n',
     });
-    expect(runCli(['sessions', '--db', recorded.fixture.dbPath, '--min-reward', 'high'])).toMatchObject({ status: 2, stderr: 'tokentap: --min-reward must be a number (got "high")\n' });
-    expect(runCli(['sessions', '--db', recorded.fixture.dbPath, '--since', 'yesterday'])).toMatchObject({ status: 2, stderr: expect.stringContaining('--since must be an ISO 8601 date') });
+    expect(runCli(['sessions', '--db', recorded.fixture.dbPath, '--min-reward', 'high'])).toMatchObject({
+      status: 2,
+      stderr: 'tokentap: --min-reward must be a number (got "high")\n',
+    });
+    expect(runCli(['sessions', '--db', recorded.fixture.dbPath, '--since', 'yesterday'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('--since must be an ISO 8601 date'),
+    });
   });
 });

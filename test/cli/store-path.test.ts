@@ -37,8 +37,15 @@ const COMMANDS: Array<{ args: string[]; expectOutput: (stdout: string) => void }
   { args: ['sessions'], expectOutput: (stdout) => expect(stdout).toMatch(/run-1\s+1\s+3\s+2\s+ok:1/) },
   { args: ['show', 'run-1'], expectOutput: (stdout) => expect(stdout).toContain('openai-chat') },
   { args: ['diagnose', 'run-1', '--json'], expectOutput: (stdout) => expect((JSON.parse(stdout) as { samples: unknown[] }).samples).toHaveLength(1) },
-  { args: ['stats', '--json'], expectOutput: (stdout) => expect(JSON.parse(stdout)).toMatchObject({ summary: { sessions: 1, samples: 1, tokens: 5 } }) },
-  { args: ['export', '--format', 'jsonl', '--out', 'out.jsonl', '--quiet'], expectOutput: () => expect(JSON.parse(readFileSync(temp.file('out.jsonl'), 'utf8'))).toMatchObject({ session_id: 'run-1', tokens: [1, 2, 3, 4, 5] }) },
+  {
+    args: ['stats', '--json'],
+    expectOutput: (stdout) => expect(JSON.parse(stdout)).toMatchObject({ summary: { sessions: 1, samples: 1, tokens: 5 } }),
+  },
+  {
+    args: ['export', '--format', 'jsonl', '--out', 'out.jsonl', '--quiet'],
+    expectOutput: () =>
+      expect(JSON.parse(readFileSync(temp.file('out.jsonl'), 'utf8'))).toMatchObject({ session_id: 'run-1', tokens: [1, 2, 3, 4, 5] }),
+  },
 ];
 
 describe('every command finds its database by --db, TOKENTAP_DB, --config or TOKENTAP_CONFIG', () => {
@@ -85,6 +92,9 @@ describe('every command finds its database by --db, TOKENTAP_DB, --config or TOK
       expect(result.stderr.split('\n')).toHaveLength(2);
     }
     writeFileSync(temp.file('bad-db.json'), JSON.stringify({ db: 42 }));
-    expect(runCli(['sessions', '--config', temp.file('bad-db.json')])).toMatchObject({ status: 2, stderr: expect.stringMatching(/^tokentap: invalid "db" in .*bad-db\.json: [^\n]+\n$/) });
+    expect(runCli(['sessions', '--config', temp.file('bad-db.json')])).toMatchObject({
+      status: 2,
+      stderr: expect.stringMatching(/^tokentap: invalid "db" in .*bad-db\.json: [^\n]+\n$/),
+    });
   });
 });

@@ -55,8 +55,12 @@ describe("the README's library example (issue 14)", () => {
     // spawned, not spawnSync: the simulator answering it runs on this process's event loop
     const child = spawn(process.execPath, [file], { cwd: work, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
     const result = { stdout: '', stderr: '', status: null as number | null };
-    child.stdout.on('data', (chunk: Buffer) => { result.stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { result.stderr += chunk.toString('utf8'); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      result.stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      result.stderr += chunk.toString('utf8');
+    });
     result.status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);

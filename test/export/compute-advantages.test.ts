@@ -21,9 +21,9 @@ describe('computeAdvantages', () => {
     // mean 2/3, sum of squares 2/3, std = sqrt((2/3) / 2) = sqrt(1/3)
     const std = Math.sqrt(1 / 3);
     const advantages = computeAdvantages([1, 0, 1], { estimator: 'grpo' }) as number[];
-    expect(advantages[0]).toBeCloseTo((1 / 3) / (std + 1e-6), 12);
-    expect(advantages[1]).toBeCloseTo((-2 / 3) / (std + 1e-6), 12);
-    expect(advantages[2]).toBeCloseTo((1 / 3) / (std + 1e-6), 12);
+    expect(advantages[0]).toBeCloseTo(1 / 3 / (std + 1e-6), 12);
+    expect(advantages[1]).toBeCloseTo(-2 / 3 / (std + 1e-6), 12);
+    expect(advantages[2]).toBeCloseTo(1 / 3 / (std + 1e-6), 12);
   });
 
   it('grpo uses the given epsilon', () => {
@@ -69,7 +69,7 @@ describe('computeAdvantages', () => {
         // r - mean is exact only to the rounding of the mean (a few ulps of the largest reward), then multiplied
         // by 1 / (std + epsilon): nearly equal rewards of 100 give 1e-14 * 1e6 (seed 578672567 found it)
         const mean = sum(rewards) / rewards.length;
-        const rounding = 4 * Number.EPSILON * Math.max(...rewards.map(Math.abs)) / (sampleStandardDeviation(rewards, mean) + 1e-6);
+        const rounding = (4 * Number.EPSILON * Math.max(...rewards.map(Math.abs))) / (sampleStandardDeviation(rewards, mean) + 1e-6);
         expect(Math.abs(sum(advantages))).toBeLessThan(rewards.length * (1e-9 * scale + rounding));
         for (let i = 0; i < rewards.length; i++) {
           for (let j = 0; j < rewards.length; j++) {
@@ -112,11 +112,22 @@ describe('computeAdvantages', () => {
 
   it('rewards anywhere within ±MAX_REWARD_MAGNITUDE give advantages that are finite, in float32 too, under every estimator', () => {
     const hugeRewards = fc.array(fc.double({ min: -MAX_REWARD_MAGNITUDE, max: MAX_REWARD_MAGNITUDE, noNaN: true }), { minLength: 1, maxLength: 64 });
-    const extremes = [[MAX_REWARD_MAGNITUDE, -MAX_REWARD_MAGNITUDE], [MAX_REWARD_MAGNITUDE, MAX_REWARD_MAGNITUDE, -MAX_REWARD_MAGNITUDE], Array.from({ length: 1000 }, (_, index) => (index % 2 === 0 ? 1 : -1) * MAX_REWARD_MAGNITUDE)];
-    const estimators = [{ estimator: 'grpo' }, { estimator: 'grpo', normalizeStd: false }, { estimator: 'grpo', epsilon: 0 }, { estimator: 'dr-grpo' }, { estimator: 'rloo' }] as const;
+    const extremes = [
+      [MAX_REWARD_MAGNITUDE, -MAX_REWARD_MAGNITUDE],
+      [MAX_REWARD_MAGNITUDE, MAX_REWARD_MAGNITUDE, -MAX_REWARD_MAGNITUDE],
+      Array.from({ length: 1000 }, (_, index) => (index % 2 === 0 ? 1 : -1) * MAX_REWARD_MAGNITUDE),
+    ];
+    const estimators = [
+      { estimator: 'grpo' },
+      { estimator: 'grpo', normalizeStd: false },
+      { estimator: 'grpo', epsilon: 0 },
+      { estimator: 'dr-grpo' },
+      { estimator: 'rloo' },
+    ] as const;
     const check = (rewards: number[]): void => {
       for (const options of estimators) {
-        for (const advantage of computeAdvantages(rewards, options)) expect(Number.isFinite(Math.fround(advantage as number)), JSON.stringify(options)).toBe(true);
+        for (const advantage of computeAdvantages(rewards, options))
+          expect(Number.isFinite(Math.fround(advantage as number)), JSON.stringify(options)).toBe(true);
       }
     };
     for (const rewards of extremes) check(rewards);

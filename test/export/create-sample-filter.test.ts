@@ -35,7 +35,8 @@ describe('createSampleFilter', () => {
     const dropReason = createSampleFilter();
     expect(dropReason(fakeSample(), 0)).toBeNull();
     expect(dropReason(fakeSample({ status: 'truncated' }), 0)).toBeNull();
-    for (const status of ['failed', 'aborted', 'in_progress', 'unknown'] as const) expect(dropReason(fakeSample({ status }), 0)).toBe(`status_${status}`);
+    for (const status of ['failed', 'aborted', 'in_progress', 'unknown'] as const)
+      expect(dropReason(fakeSample({ status }), 0)).toBe(`status_${status}`);
   });
 
   it('an explicit status list replaces the default', () => {

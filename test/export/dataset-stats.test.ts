@@ -75,7 +75,13 @@ describe('computeDatasetStats on recorded rollouts', () => {
     expect(stats.rollouts).toBe(7);
     expect(stats.unrewardedRollouts).toBe(1);
     expect(stats.statuses).toEqual({ completed: 7, failed: 1 });
-    expect(computeDatasetStats(store, { filters: { split: 'val' } }).rewards).toMatchObject({ count: 1, min: 0.25, max: 0.25, std: 0, histogram: [{ from: 0.25, to: 0.25, count: 1 }] });
+    expect(computeDatasetStats(store, { filters: { split: 'val' } }).rewards).toMatchObject({
+      count: 1,
+      min: 0.25,
+      max: 0.25,
+      std: 0,
+      histogram: [{ from: 0.25, to: 0.25, count: 1 }],
+    });
   });
 
   it('ignores a format: no conversation is read, no sample dropped for its needs', () => {

@@ -12,8 +12,16 @@ const recorded = useExportFixture();
 describe('exportDataset', () => {
   it('stamps Parquet files with the schema version, tokentap version and the model folder tokenizer and template hashes', async () => {
     const out = join(recorded.fixture.dir, 'provenance.parquet');
-    const result = await exportDataset(recorded.store, { format: 'slime', out, modelDir: qwen3TokenizerDir(), filters: { split: 'train' }, advantage: { estimator: 'rloo' } });
-    const tokenizerHash = `sha256:${createHash('sha256').update(readFileSync(join(qwen3TokenizerDir(), 'tokenizer.json'))).digest('hex')}`;
+    const result = await exportDataset(recorded.store, {
+      format: 'slime',
+      out,
+      modelDir: qwen3TokenizerDir(),
+      filters: { split: 'train' },
+      advantage: { estimator: 'rloo' },
+    });
+    const tokenizerHash = `sha256:${createHash('sha256')
+      .update(readFileSync(join(qwen3TokenizerDir(), 'tokenizer.json')))
+      .digest('hex')}`;
     const { metadata, rows } = await readParquetWithDuckDb(out);
     expect(metadata).toMatchObject({
       schema_version: '1',
@@ -33,7 +41,9 @@ describe('exportDataset', () => {
   it('says unknown for the hashes without a model folder, and refuses a folder without tokenizer.json', async () => {
     const result = await exportDataset(recorded.store, { format: 'jsonl', out: join(recorded.fixture.dir, 'plain.jsonl') });
     expect(result.provenance).toMatchObject({ tokenizer_hash: 'unknown', chat_template_hash: 'unknown' });
-    await expect(exportDataset(recorded.store, { format: 'jsonl', out: join(recorded.fixture.dir, 'refused.jsonl'), modelDir: recorded.fixture.dir })).rejects.toThrow(/tokenizer\.json/);
+    await expect(
+      exportDataset(recorded.store, { format: 'jsonl', out: join(recorded.fixture.dir, 'refused.jsonl'), modelDir: recorded.fixture.dir }),
+    ).rejects.toThrow(/tokenizer\.json/);
     expect(existsSync(join(recorded.fixture.dir, 'refused.jsonl'))).toBe(false);
   });
 
@@ -42,7 +52,12 @@ describe('exportDataset', () => {
     const stop = new AbortController();
     const out = join(recorded.fixture.dir, 'stopped.parquet');
     // the first unit done: abort, as Ctrl-C in the CLI does
-    const exporting = exportDataset(recorded.store, { format: 'verl', out, onProgress: () => stop.abort(new Error('interrupted')), signal: stop.signal });
+    const exporting = exportDataset(recorded.store, {
+      format: 'verl',
+      out,
+      onProgress: () => stop.abort(new Error('interrupted')),
+      signal: stop.signal,
+    });
     await expect(exporting).rejects.toThrow('interrupted');
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(recorded.fixture.dir)).toEqual(before);

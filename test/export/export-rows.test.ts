@@ -10,7 +10,8 @@ import { recordExportFixture, type ExportFixture } from '../helpers/record-expor
 vi.mock('../../reconstruct/reconstruct-session.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../reconstruct/reconstruct-session.js')>();
   const freeze = (sample: Sample): Sample => {
-    for (const part of [sample.callIds, sample.policyVersions, sample.diagnostics, sample.callRewards, sample.rewardComponents]) if (part !== undefined) Object.freeze(part);
+    for (const part of [sample.callIds, sample.policyVersions, sample.diagnostics, sample.callRewards, sample.rewardComponents])
+      if (part !== undefined) Object.freeze(part);
     return Object.freeze(sample);
   };
   return {
@@ -37,7 +38,15 @@ describe('one export pass', () => {
   it('hands out the samples reconstruction made, frozen, weighed 1/k over the kept samples of each rollout', () => {
     const items = [...exportSamples(store, {})];
     expect(items.every((item) => Object.isFrozen(item.sample))).toBe(true);
-    expect(items.map((item) => [item.lossWeight, item.sample.lossWeight])).toEqual([[1, 1], [1, 1], [0.5, 0.5], [0.5, 0.5], [1, 1], [1, 1], [1, 1]]);
+    expect(items.map((item) => [item.lossWeight, item.sample.lossWeight])).toEqual([
+      [1, 1],
+      [1, 1],
+      [0.5, 0.5],
+      [0.5, 0.5],
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
     const split = fixture.rollouts.find((rollout) => rollout.mergedSamples === 2)!.sessionId;
     const shorter = Math.min(...items.filter((item) => item.sample.sessionId === split).map((item) => item.sample.tokens.length));
     const kept = [...exportSamples(store, { filters: { maxLength: shorter } })].filter((item) => item.sample.sessionId === split);
@@ -57,10 +66,12 @@ describe('one export pass', () => {
   it('reads the rewards of each rollout once', () => {
     const reads = new Map<string, number>();
     const counting: ExportSource = Object.create(store, {
-      listRewards: { value: (sessionId: string) => {
-        reads.set(sessionId, (reads.get(sessionId) ?? 0) + 1);
-        return store.listRewards(sessionId);
-      } },
+      listRewards: {
+        value: (sessionId: string) => {
+          reads.set(sessionId, (reads.get(sessionId) ?? 0) + 1);
+          return store.listRewards(sessionId);
+        },
+      },
     }) as ExportSource;
     const items = [...exportRows(counting, createTrainerAdapter('verl'), {})];
     expect(items.length).toBe(7);

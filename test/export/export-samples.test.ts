@@ -32,7 +32,8 @@ function exportAll(options: Omit<ExportSamplesOptions, 'summary'> = {}): { items
 }
 
 const sessionsOf = (items: ExportSample[]): string[] => items.map((item) => item.sample.sessionId);
-const advantageOf = (items: ExportSample[], sessionId: string): number | null | undefined => items.find((item) => item.sample.sessionId === sessionId)?.advantage;
+const advantageOf = (items: ExportSample[], sessionId: string): number | null | undefined =>
+  items.find((item) => item.sample.sessionId === sessionId)?.advantage;
 /** GRPO on task-a's rewards [1, 0, 1]: mean 2/3, Bessel std sqrt(1/3) */
 const grpoA = (reward: number, epsilon = 1e-6): number => (reward - 2 / 3) / (Math.sqrt(1 / 3) + epsilon);
 
@@ -46,7 +47,15 @@ describe('exportSamples on recorded rollouts', () => {
     expect(items.map((item) => item.groupIndex)).toEqual([0, 0, 0, 0, 1, 1, 2]);
     expect(items.map((item) => item.rolloutIndex)).toEqual([0, 1, 2, 2, 3, 4, 5]);
     expect(items.map((item) => item.repetitionIndex)).toEqual([0, 1, 2, 2, 0, 1, 0]);
-    expect(items.map((item) => [item.rolloutSampleIndex, item.rolloutSampleCount])).toEqual([[0, 1], [0, 1], [0, 2], [1, 2], [0, 1], [0, 1], [0, 1]]);
+    expect(items.map((item) => [item.rolloutSampleIndex, item.rolloutSampleCount])).toEqual([
+      [0, 1],
+      [0, 1],
+      [0, 2],
+      [1, 2],
+      [0, 1],
+      [0, 1],
+      [0, 1],
+    ]);
     expect(items.filter((item) => item.sample.sessionId === a2).map((item) => item.sample.chainIndex)).toEqual([0, 1]);
     expect(items.map((item) => item.policyVersions)).toEqual([['v1'], ['v1'], ['v1'], ['v1'], ['v2'], ['v2'], ['v2']]);
   });
@@ -56,7 +65,9 @@ describe('exportSamples on recorded rollouts', () => {
     expect(advantageOf(items, ids.a[0]!)).toBeCloseTo(grpoA(1), 12);
     expect(advantageOf(items, ids.a[1]!)).toBeCloseTo(grpoA(0), 12);
     expect(advantageOf(items, ids.a[2]!)).toBeCloseTo(grpoA(1), 12);
-    expect(items.filter((item) => item.sample.sessionId === ids.a[2]).map((item) => item.advantage)).toEqual([grpoA(1), grpoA(1)].map((value) => expect.closeTo(value, 12)));
+    expect(items.filter((item) => item.sample.sessionId === ids.a[2]).map((item) => item.advantage)).toEqual(
+      [grpoA(1), grpoA(1)].map((value) => expect.closeTo(value, 12)),
+    );
     expect(advantageOf(items, ids.b[0]!)).toBe(0);
     expect(advantageOf(items, ids.b[1]!)).toBe(0);
     expect(advantageOf(items, ids.single)).toBe(0);
@@ -67,10 +78,18 @@ describe('exportSamples on recorded rollouts', () => {
     const centred = exportAll({ advantage: { estimator: 'grpo', normalizeStd: false } }).items;
     expect([advantageOf(centred, ids.a[0]!), advantageOf(centred, ids.a[1]!)]).toEqual([expect.closeTo(1 / 3, 12), expect.closeTo(-2 / 3, 12)]);
     const dr = exportAll({ advantage: { estimator: 'dr-grpo' } }).items;
-    expect([advantageOf(dr, ids.a[0]!), advantageOf(dr, ids.a[1]!), advantageOf(dr, ids.b[0]!)]).toEqual([expect.closeTo(1 / 3, 12), expect.closeTo(-2 / 3, 12), 0]);
+    expect([advantageOf(dr, ids.a[0]!), advantageOf(dr, ids.a[1]!), advantageOf(dr, ids.b[0]!)]).toEqual([
+      expect.closeTo(1 / 3, 12),
+      expect.closeTo(-2 / 3, 12),
+      0,
+    ]);
     // rloo: r minus the mean of the others: 1 - (0 + 1) / 2, 0 - (1 + 1) / 2
     const rloo = exportAll({ advantage: { estimator: 'rloo' } }).items;
-    expect([advantageOf(rloo, ids.a[0]!), advantageOf(rloo, ids.a[1]!), advantageOf(rloo, ids.single)]).toEqual([expect.closeTo(0.5, 12), expect.closeTo(-1, 12), 0]);
+    expect([advantageOf(rloo, ids.a[0]!), advantageOf(rloo, ids.a[1]!), advantageOf(rloo, ids.single)]).toEqual([
+      expect.closeTo(0.5, 12),
+      expect.closeTo(-1, 12),
+      0,
+    ]);
     expect(exportAll({ advantage: { estimator: 'none' } }).items.map((item) => item.advantage)).toEqual(Array(7).fill(null));
   });
 
@@ -94,14 +113,18 @@ describe('exportSamples on recorded rollouts', () => {
     expect(shorter).toBeLessThan(longer);
     const { items, summary } = exportAll({ filters: { maxLength: shorter } });
     const kept = items.filter((item) => item.sample.sessionId === ids.a[2]);
-    expect(kept.map((item) => [item.sample.tokens.length, item.lossWeight, item.sample.lossWeight, item.rolloutSampleCount])).toEqual([[shorter, 1, 1, 1]]);
+    expect(kept.map((item) => [item.sample.tokens.length, item.lossWeight, item.sample.lossWeight, item.rolloutSampleCount])).toEqual([
+      [shorter, 1, 1, 1],
+    ]);
     expect(summary.dropped.too_long).toBe(exportAll().items.filter((item) => item.sample.tokens.length > shorter).length);
   });
 
   it('keeps completed samples by default; an explicit status list exports the failed rollout with weight 0', () => {
     expect(exportAll().summary.dropped).toEqual({ status_failed: 1 });
     const { items, summary } = exportAll({ filters: { status: ['failed'] } });
-    expect(items.map((item) => [item.sample.sessionId, item.sample.status, item.lossWeight, item.advantage])).toEqual([[ids.failed, 'failed', 0, null]]);
+    expect(items.map((item) => [item.sample.sessionId, item.sample.status, item.lossWeight, item.advantage])).toEqual([
+      [ids.failed, 'failed', 0, null],
+    ]);
     expect(summary.dropped).toEqual({ status_completed: 7 });
   });
 
@@ -109,7 +132,8 @@ describe('exportSamples on recorded rollouts', () => {
     const { items, summary } = exportAll();
     const everySession = fixture.rollouts.map((rollout) => reconstructSessionReport(store, rollout.sessionId));
     const drift: Record<string, number> = {};
-    for (const report of everySession) for (const [kind, count] of Object.entries(report.driftCounts)) if (count > 0) drift[kind] = (drift[kind] ?? 0) + count;
+    for (const report of everySession)
+      for (const [kind, count] of Object.entries(report.driftCounts)) if (count > 0) drift[kind] = (drift[kind] ?? 0) + count;
     expect(Object.keys(drift).length).toBeGreaterThan(0);
     expect(summary).toEqual({
       sessions: 6,
@@ -129,7 +153,7 @@ describe('exportSamples on recorded rollouts', () => {
 
   it('tells progress after each unit, sessions done against the total', () => {
     const progress: Array<{ sessionsDone: number; sessionsTotal: number }> = [];
-    [...exportSamples(store, { onProgress: (update) => progress.push(update) })];
+    Array.from(exportSamples(store, { onProgress: (update) => progress.push(update) }));
     expect(progress).toEqual([3, 5, 6, 7].map((sessionsDone) => ({ sessionsDone, sessionsTotal: 7 })));
   });
 });
@@ -151,7 +175,10 @@ describe('exportSamples rollout-level filters', () => {
 
   it('a selected rollout subset is its group baseline: task-a without its 0-reward rollout has advantage 0', () => {
     const { items } = exportAll({ filters: { sessionIds: [ids.a[0]!, ids.a[1]!] }, advantage: { estimator: 'rloo' } });
-    expect(items.map((item) => [item.repetitionIndex, item.advantage])).toEqual([[0, 1], [1, -1]]);
+    expect(items.map((item) => [item.repetitionIndex, item.advantage])).toEqual([
+      [0, 1],
+      [1, -1],
+    ]);
     const high = exportAll({ filters: { rewardMin: 0.5 } }).items;
     expect(new Set(sessionsOf(high))).toEqual(new Set([ids.a[0], ids.a[2], ...ids.b]));
     expect(high.map((item) => item.advantage)).toEqual([0, 0, 0, 0, 0]);

@@ -36,7 +36,11 @@ describe('export units', () => {
     addRollout({ sessionId: 's2', createdAt: 5 });
     const items = [...exportSamples(store, {})];
     expect(items.map((item) => [item.groupKey, item.sample.sessionId])).toEqual([
-      ['g1', 'g1-a'], ['g1', 'g1-b'], ['s1', 's1'], ['g2', 'g2-a'], ['s2', 's2'],
+      ['g1', 'g1-a'],
+      ['g1', 'g1-b'],
+      ['s1', 's1'],
+      ['g2', 'g2-a'],
+      ['s2', 's2'],
     ]);
     for (const item of items) expect(verifySample(item.sample, store.listCalls(item.sample.sessionId))).toEqual({ ok: true });
   });
@@ -95,7 +99,9 @@ describe('export units', () => {
     expect(summary.dropped).toEqual({ in_progress: 1 });
     const asked = [...exportSamples(store, { filters: { status: ['completed', 'in_progress'] } })];
     expect(asked.map((item) => [item.sample.sessionId, item.sample.status])).toEqual([
-      ['running', 'in_progress'], ['done', 'completed'], ['implicit', 'completed'],
+      ['running', 'in_progress'],
+      ['done', 'completed'],
+      ['implicit', 'completed'],
     ]);
   });
 });
@@ -113,7 +119,11 @@ describe('store export queries', () => {
 
   it('lists each unit once, at its first session, and pages by position', () => {
     const units = store.listExportUnits({ limit: 10 });
-    expect(units.map((unit) => [unit.sessionId, unit.groupId])).toEqual([['g1-a', 'g1'], ['s1', null], ['s2', null]]);
+    expect(units.map((unit) => [unit.sessionId, unit.groupId])).toEqual([
+      ['g1-a', 'g1'],
+      ['s1', null],
+      ['s2', null],
+    ]);
     expect(unitsOf({ limit: 2 })).toEqual(['g1', 's1']);
     expect(unitsOf({ afterPosition: units[1]!.position })).toEqual(['s2']);
     expect(store.countExportSessions({})).toBe(4);
@@ -140,6 +150,10 @@ describe('store export queries', () => {
     store.setPolicyVersion('v1', 1);
     store.setPolicyVersion('v2', 2);
     store.setPolicyVersion('v1', 3);
-    expect(store.listPolicyVersions()).toEqual([{ version: 'v1', setAt: 1 }, { version: 'v2', setAt: 2 }, { version: 'v1', setAt: 3 }]);
+    expect(store.listPolicyVersions()).toEqual([
+      { version: 'v1', setAt: 1 },
+      { version: 'v2', setAt: 2 },
+      { version: 'v1', setAt: 3 },
+    ]);
   });
 });

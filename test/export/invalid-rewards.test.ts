@@ -13,7 +13,8 @@ let ids: { a: string[]; b: string[]; single: string };
 // and the ungrouped val rollout a call reward of 1e300 (finite, beyond ±1e30).
 beforeAll(async () => {
   fixture = await recordExportFixture();
-  const of = (groupId: string | null): string[] => fixture.rollouts.filter((rollout) => rollout.groupId === groupId && rollout.reward !== null).map((rollout) => rollout.sessionId);
+  const of = (groupId: string | null): string[] =>
+    fixture.rollouts.filter((rollout) => rollout.groupId === groupId && rollout.reward !== null).map((rollout) => rollout.sessionId);
   ids = { a: of('task-a'), b: of('task-b'), single: of(null)[0]! };
   setRawRewardValue(fixture.dbPath, ids.a[0]!, Infinity);
   poisonRewards(fixture.dbPath, [{ sessionId: ids.b[0]!, value: 0.5, componentsJson: '{"a":1e999}' }]);
@@ -41,12 +42,18 @@ describe('exportSamples on a database holding rewards outside the reward rule', 
       expect(Number.isFinite(item.advantage)).toBe(true);
     }
     // the baseline is over the rollouts kept: task-a's rewards 0 and 1 give -+1/sqrt(2); task-b is a group of one
-    expect(items.map((item) => item.advantage)).toEqual([expect.closeTo(-Math.SQRT1_2, 5), expect.closeTo(Math.SQRT1_2, 5), expect.closeTo(Math.SQRT1_2, 5), 0]);
+    expect(items.map((item) => item.advantage)).toEqual([
+      expect.closeTo(-Math.SQRT1_2, 5),
+      expect.closeTo(Math.SQRT1_2, 5),
+      expect.closeTo(Math.SQRT1_2, 5),
+      0,
+    ]);
   });
 
   it('every estimator gives finite advantages on what is kept', () => {
     for (const estimator of ['grpo', 'dr-grpo', 'rloo'] as const) {
-      for (const item of exportSamples(store, { advantage: { estimator, epsilon: 0 } })) expect(Number.isFinite(item.advantage), estimator).toBe(true);
+      for (const item of exportSamples(store, { advantage: { estimator, epsilon: 0 } }))
+        expect(Number.isFinite(item.advantage), estimator).toBe(true);
     }
   });
 });

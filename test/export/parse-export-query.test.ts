@@ -14,14 +14,40 @@ function failure(values: Parameters<typeof parseExportQuery>[0]): string {
 
 describe('parseExportQuery', () => {
   it('splits filters, advantage options and the strategy out of flat querystring values', () => {
-    expect(parseExportQuery({
-      since: '1000', until: '2025-06-01T00:00:00Z', tags: 'math, easy', split: 'train', rewardMin: '-1', rewardMax: '1.5',
-      status: 'completed,truncated', faithfulOnly: 'true', minLength: '1', maxLength: '4096', maxStaleness: '0',
-      policyVersions: 'step-1,step-2', estimator: 'grpo', normalizeStd: 'false', epsilon: '0.001', dropZeroVarianceGroups: '1', strategy: 'per-call',
-    })).toEqual({
+    expect(
+      parseExportQuery({
+        since: '1000',
+        until: '2025-06-01T00:00:00Z',
+        tags: 'math, easy',
+        split: 'train',
+        rewardMin: '-1',
+        rewardMax: '1.5',
+        status: 'completed,truncated',
+        faithfulOnly: 'true',
+        minLength: '1',
+        maxLength: '4096',
+        maxStaleness: '0',
+        policyVersions: 'step-1,step-2',
+        estimator: 'grpo',
+        normalizeStd: 'false',
+        epsilon: '0.001',
+        dropZeroVarianceGroups: '1',
+        strategy: 'per-call',
+      }),
+    ).toEqual({
       filters: {
-        since: 1000, until: Date.parse('2025-06-01T00:00:00Z'), tags: ['math', 'easy'], split: 'train', rewardMin: -1, rewardMax: 1.5,
-        status: ['completed', 'truncated'], faithfulOnly: true, minLength: 1, maxLength: 4096, maxStaleness: 0, policyVersions: ['step-1', 'step-2'],
+        since: 1000,
+        until: Date.parse('2025-06-01T00:00:00Z'),
+        tags: ['math', 'easy'],
+        split: 'train',
+        rewardMin: -1,
+        rewardMax: 1.5,
+        status: ['completed', 'truncated'],
+        faithfulOnly: true,
+        minLength: 1,
+        maxLength: 4096,
+        maxStaleness: 0,
+        policyVersions: ['step-1', 'step-2'],
       },
       advantage: { estimator: 'grpo', normalizeStd: false, epsilon: 0.001, dropZeroVarianceGroups: true },
       strategy: 'per-call',
@@ -30,7 +56,9 @@ describe('parseExportQuery', () => {
 
   it('takes parseArgs values: kebab-case keys, boolean flags and repeated options', () => {
     expect(parseExportQuery({ 'reward-min': '0', 'faithful-only': true, tags: ['a', 'b,c'], 'session-ids': 's-1', format: 'verl' })).toEqual({
-      filters: { rewardMin: 0, faithfulOnly: true, tags: ['a', 'b', 'c'], sessionIds: ['s-1'] }, advantage: {}, strategy: undefined,
+      filters: { rewardMin: 0, faithfulOnly: true, tags: ['a', 'b', 'c'], sessionIds: ['s-1'] },
+      advantage: {},
+      strategy: undefined,
     });
   });
 

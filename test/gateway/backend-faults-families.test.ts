@@ -37,7 +37,8 @@ function sseEvents(text: string): Array<{ event: string | undefined; data: strin
 
 const FAMILIES: Family[] = [
   {
-    frontDoor: 'openai-chat', path: '/chat/completions',
+    frontDoor: 'openai-chat',
+    path: '/chat/completions',
     body: (stream) => ({ model: 'Qwen/Qwen3-8B', stream, messages: [{ role: 'user', content: 'hello' }] }),
     expectErrorBody: (body) => expect(body).toMatchObject({ error: { message: expect.any(String), type: expect.any(String) } }),
     expectStreamError: (text, code) => {
@@ -48,7 +49,8 @@ const FAMILIES: Family[] = [
     okText: (body) => (body as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content,
   },
   {
-    frontDoor: 'openai-responses', path: '/responses',
+    frontDoor: 'openai-responses',
+    path: '/responses',
     body: (stream) => ({ model: 'Qwen/Qwen3-8B', stream, input: 'hello' }),
     expectErrorBody: (body) => expect(body).toMatchObject({ error: { message: expect.any(String), type: expect.any(String) } }),
     expectStreamError: (text, code) => {
@@ -59,7 +61,8 @@ const FAMILIES: Family[] = [
     okText: (body) => JSON.stringify(body),
   },
   {
-    frontDoor: 'anthropic-messages', path: '/messages',
+    frontDoor: 'anthropic-messages',
+    path: '/messages',
     body: (stream) => ({ model: 'claude-x', max_tokens: 50, stream, messages: [{ role: 'user', content: 'hello' }] }),
     expectErrorBody: (body, status) => expect(body).toEqual({ type: 'error', error: { type: ANTHROPIC_TYPES[status], message: expect.any(String) } }),
     expectStreamError: (text) => {
@@ -78,7 +81,11 @@ async function start(script: SimScript, options: GatewayOptions = {}): Promise<G
 }
 
 function post(family: Family, session: string, stream: boolean): Promise<Response> {
-  return fetch(`${setup!.openaiBase(session)}${family.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(family.body(stream)) });
+  return fetch(`${setup!.openaiBase(session)}${family.path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(family.body(stream)),
+  });
 }
 
 async function expectNextCallServed(family: Family, session: string): Promise<void> {
@@ -108,9 +115,13 @@ const MID_STREAM: Array<[string, SimScript['replies'][number], string]> = [
 
 for (const family of FAMILIES) {
   describe(`${family.frontDoor}: faults before the answer`, () => {
-    it.each(BEFORE_THE_ANSWER)('%s -> the protocol\'s error, recorded, gateway still serving', async (_name, entry, status, code) => {
-      const unreachable = entry === 'dns' ? 'http://tokentap-no-such-host.invalid:8000' : entry === 'refused' ? `http://127.0.0.1:${await closedPort()}` : undefined;
-      await start({ replies: typeof entry === 'string' ? [] : [entry, { content: REPLY }] }, unreachable === undefined ? {} : { backendUrl: unreachable });
+    it.each(BEFORE_THE_ANSWER)("%s -> the protocol's error, recorded, gateway still serving", async (_name, entry, status, code) => {
+      const unreachable =
+        entry === 'dns' ? 'http://tokentap-no-such-host.invalid:8000' : entry === 'refused' ? `http://127.0.0.1:${await closedPort()}` : undefined;
+      await start(
+        { replies: typeof entry === 'string' ? [] : [entry, { content: REPLY }] },
+        unreachable === undefined ? {} : { backendUrl: unreachable },
+      );
       const response = await post(family, 'fault', false);
       expect(response.status).toBe(status);
       if (status === 429) expect(response.headers.get('retry-after')).toBe('3');
@@ -122,7 +133,7 @@ for (const family of FAMILIES) {
   });
 
   describe(`${family.frontDoor}: faults after the stream started`, () => {
-    it.each(MID_STREAM)('%s -> an error event in the protocol\'s form, recorded, gateway still serving', async (_name, entry, code) => {
+    it.each(MID_STREAM)("%s -> an error event in the protocol's form, recorded, gateway still serving", async (_name, entry, code) => {
       await start({ replies: [entry, { content: REPLY }] });
       const response = await post(family, 'cut', true);
       expect(response.status).toBe(200);

@@ -19,13 +19,20 @@ const USER = [{ role: 'user' as const, content: 'hello there' }];
 const LONG_REPLY = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen';
 
 function post(base: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: USER, ...body }) });
+  return fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: USER, ...body }),
+  });
 }
 
 /** Reads an SSE response to the end and returns its data payloads. */
 async function readSseData(response: Response): Promise<string[]> {
   const text = await response.text();
-  return text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice(6));
 }
 
 function onlyCall(gateway: GatewayWithSim, session: string) {
@@ -47,7 +54,11 @@ describe('backend errors reach the harness in OpenAI shape and are recorded', ()
   });
 
   it('passes 429 through with Retry-After so clients back off (retries off)', async () => {
-    const { openaiBase } = await start({ replies: [{ fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '7' } } }] }, {}, { backendRetries: 0 });
+    const { openaiBase } = await start(
+      { replies: [{ fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '7' } } }] },
+      {},
+      { backendRetries: 0 },
+    );
     const response = await post(openaiBase('e429'), {});
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('7');
@@ -124,7 +135,9 @@ describe('a harness that goes away', () => {
     const cancelled = new Promise<SimGenerationRecord>((resolve) => sim.on('cancel', resolve));
     const controller = new AbortController();
     const response = await fetch(`${openaiBase('gone')}/chat/completions`, {
-      method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: USER, stream: true }),
     });
     const reader = response.body!.getReader();
@@ -144,8 +157,16 @@ describe('a harness that goes away', () => {
 
 describe('token data that does not add up is flagged, never trusted silently', () => {
   it('flags old-vLLM streams that drop tool-call ids (joined ids short of usage)', async () => {
-    const { openaiBase } = await start({ replies: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'a', content: 'b' } }] }] }, { dropStreamedToolCallIds: true });
-    await readSseData(await post(openaiBase('drop'), { stream: true, tools: [{ type: 'function', function: { name: 'write_file', parameters: { type: 'object' } } }] }));
+    const { openaiBase } = await start(
+      { replies: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'a', content: 'b' } }] }] },
+      { dropStreamedToolCallIds: true },
+    );
+    await readSseData(
+      await post(openaiBase('drop'), {
+        stream: true,
+        tools: [{ type: 'function', function: { name: 'write_file', parameters: { type: 'object' } } }],
+      }),
+    );
     const call = onlyCall(setup!, 'drop');
     expect(call.status).toBe('ok');
     expect(call.flags).toContain('completion_ids_mismatch_usage');
@@ -179,7 +200,10 @@ describe('slow and odd bodies (the cross-family fault matrix is backend-faults-f
     await (await post(openaiBase('after-wrong'), {})).text();
     expect((await post(openaiBase('after-wrong'), {})).status).toBe(200);
     const calls = setup!.gateway.store.listCalls('after-wrong');
-    expect(calls.map((call) => [call.status, call.flags.length > 0])).toEqual([['ok', true], ['ok', false]]);
+    expect(calls.map((call) => [call.status, call.flags.length > 0])).toEqual([
+      ['ok', true],
+      ['ok', false],
+    ]);
     expect(Array.from(calls[1]!.completionTokenIds ?? [])).toEqual(sim.log[1]!.completionTokenIds);
   });
 });

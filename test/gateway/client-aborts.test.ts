@@ -14,22 +14,29 @@ const FRONT_DOORS = [
   { frontDoor: 'openai-chat', path: '/v1/chat/completions', body: (text: string) => ({ model: MODEL, messages: [{ role: 'user', content: text }] }) },
   { frontDoor: 'openai-completions', path: '/v1/completions', body: (text: string) => ({ model: MODEL, prompt: text, max_tokens: 200 }) },
   { frontDoor: 'openai-responses', path: '/v1/responses', body: (text: string) => ({ model: MODEL, input: text }) },
-  { frontDoor: 'anthropic-messages', path: '/v1/messages', body: (text: string) => ({ model: MODEL, max_tokens: 200, messages: [{ role: 'user', content: text }] }) },
+  {
+    frontDoor: 'anthropic-messages',
+    path: '/v1/messages',
+    body: (text: string) => ({ model: MODEL, max_tokens: 200, messages: [{ role: 'user', content: text }] }),
+  },
 ] as const;
 
 let setup: GatewayWithSim;
 beforeAll(async () => {
   // non-streamed answers wait for every token (2 per second: minutes), streams pace them: a harness leaves mid-way
-  setup = await startGatewayWithSim({
-    tokensPerSecond: 2,
-    script: {
-      replies: [
-        { match: { promptContains: 'refuse me' }, times: 'forever', fault: { kind: 'refuse' } },
-        { match: { promptContains: 'cut me' }, times: 'forever', content: LONG_REPLY, fault: { kind: 'cut-stream', afterTokens: 1 } },
-        { times: 'forever', content: LONG_REPLY },
-      ],
+  setup = await startGatewayWithSim(
+    {
+      tokensPerSecond: 2,
+      script: {
+        replies: [
+          { match: { promptContains: 'refuse me' }, times: 'forever', fault: { kind: 'refuse' } },
+          { match: { promptContains: 'cut me' }, times: 'forever', content: LONG_REPLY, fault: { kind: 'cut-stream', afterTokens: 1 } },
+          { times: 'forever', content: LONG_REPLY },
+        ],
+      },
     },
-  }, { backendRetries: 0 });
+    { backendRetries: 0 },
+  );
   setup.sim.on('generation', (record) => generationWaiters.shift()?.(record));
   setup.sim.on('cancel', (record) => cancelWaiters.get(record)?.(record));
 });
@@ -43,7 +50,8 @@ async function metrics(): Promise<string> {
 
 /** Every `tokentap_errors_total` sample of a front door, summed over codes. */
 function errorsOf(text: string, frontDoor: string): number {
-  return text.split('\n')
+  return text
+    .split('\n')
     .filter((line) => line.startsWith('tokentap_errors_total{') && line.includes(`front_door="${frontDoor}"`))
     .reduce((total, line) => total + Number(line.split(' ').at(-1)), 0);
 }
@@ -54,7 +62,9 @@ const cancelWaiters = new Map<SimGenerationRecord, (record: SimGenerationRecord)
 /** Resolves with the simulator's record of the next request once it arrives, and once its client disconnects. */
 function nextGeneration(): { arrived: Promise<SimGenerationRecord>; cancelled: Promise<SimGenerationRecord> } {
   const arrived = new Promise<SimGenerationRecord>((resolve) => generationWaiters.push(resolve));
-  const cancelled = arrived.then((record) => (record.cancelled ? record : new Promise<SimGenerationRecord>((resolve) => cancelWaiters.set(record, resolve))));
+  const cancelled = arrived.then((record) =>
+    record.cancelled ? record : new Promise<SimGenerationRecord>((resolve) => cancelWaiters.set(record, resolve)),
+  );
   return { arrived, cancelled };
 }
 
@@ -72,7 +82,10 @@ async function expectClientAbort(session: string, frontDoor: string, before: str
   expect(call.status).toBe('aborted');
   expect(call.error).toMatchObject({ code: 'TT_CLIENT_ABORTED', httpStatus: 499 });
   const after = await metrics();
-  expect(sampleValue(after, 'tokentap_client_aborts_total', { front_door: frontDoor }) - sampleValue(before, 'tokentap_client_aborts_total', { front_door: frontDoor })).toBe(1);
+  expect(
+    sampleValue(after, 'tokentap_client_aborts_total', { front_door: frontDoor }) -
+      sampleValue(before, 'tokentap_client_aborts_total', { front_door: frontDoor }),
+  ).toBe(1);
   expect(sampleValue(after, 'tokentap_errors_total', { front_door: frontDoor, code: 'TT_BACKEND_UNREACHABLE' })).toBe(0);
   expect(errorsOf(after, frontDoor)).toBe(errorsOf(before, frontDoor));
 }
@@ -85,7 +98,10 @@ describe('a harness that leaves a call is counted as a client abort, never as a 
       const { arrived, cancelled } = nextGeneration();
       const controller = new AbortController();
       const answered = fetch(`${setup.url}/s/${session}${door.path}`, {
-        method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify(door.body('hello there')),
+        method: 'POST',
+        signal: controller.signal,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(door.body('hello there')),
       });
       await arrived;
       controller.abort();
@@ -99,7 +115,10 @@ describe('a harness that leaves a call is counted as a client abort, never as a 
       const { cancelled } = nextGeneration();
       const controller = new AbortController();
       const response = await fetch(`${setup.url}/s/${session}${door.path}`, {
-        method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...door.body('hello there'), stream: true }),
+        method: 'POST',
+        signal: controller.signal,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...door.body('hello there'), stream: true }),
       });
       expect(response.status).toBe(200);
       const reader = response.body!.getReader();
@@ -114,7 +133,10 @@ describe('a harness that leaves a call is counted as a client abort, never as a 
     const { arrived, cancelled } = nextGeneration();
     const client = new OpenAI({ baseURL: `${setup.url}/s/gone-openai-sdk/v1`, apiKey: 'harness-key', maxRetries: 0 });
     const controller = new AbortController();
-    const answered = client.chat.completions.create({ model: MODEL, messages: [...messages] as OpenAI.ChatCompletionMessageParam[] }, { signal: controller.signal });
+    const answered = client.chat.completions.create(
+      { model: MODEL, messages: [...messages] as OpenAI.ChatCompletionMessageParam[] },
+      { signal: controller.signal },
+    );
     await arrived;
     controller.abort();
     await expect(answered).rejects.toThrow(/abort/i);
@@ -137,24 +159,36 @@ describe('a harness that leaves a call is counted as a client abort, never as a 
 describe('a real backend failure is still counted as one', () => {
   it('an unreachable backend (reset before answering) counts TT_BACKEND_UNREACHABLE and no client abort', async () => {
     const before = await metrics();
-    const response = await fetch(`${setup.url}/s/refused/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'refuse me' }] }) });
+    const response = await fetch(`${setup.url}/s/refused/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'refuse me' }] }),
+    });
     expect(response.status).toBe(502);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('TT_BACKEND_UNREACHABLE');
     expect(await onlyEndedCall('refused')).toMatchObject({ status: 'backend_error', error: { code: 'TT_BACKEND_UNREACHABLE', httpStatus: 502 } });
     const after = await metrics();
     const unreachable = { front_door: 'openai-chat', code: 'TT_BACKEND_UNREACHABLE' };
     expect(sampleValue(after, 'tokentap_errors_total', unreachable) - sampleValue(before, 'tokentap_errors_total', unreachable)).toBe(1);
-    expect(sampleValue(after, 'tokentap_client_aborts_total', { front_door: 'openai-chat' })).toBe(sampleValue(before, 'tokentap_client_aborts_total', { front_door: 'openai-chat' }));
+    expect(sampleValue(after, 'tokentap_client_aborts_total', { front_door: 'openai-chat' })).toBe(
+      sampleValue(before, 'tokentap_client_aborts_total', { front_door: 'openai-chat' }),
+    );
   });
 
   it('a stream the backend cuts counts TT_BACKEND_STREAM_CUT and no client abort', async () => {
     const before = await metrics();
-    const response = await fetch(`${setup.url}/s/cut/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'cut me' }], stream: true }) });
+    const response = await fetch(`${setup.url}/s/cut/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'cut me' }], stream: true }),
+    });
     expect(await response.text()).toContain('TT_BACKEND_STREAM_CUT');
     expect(await onlyEndedCall('cut')).toMatchObject({ status: 'backend_error', error: { code: 'TT_BACKEND_STREAM_CUT' } });
     const after = await metrics();
     const cut = { front_door: 'openai-chat', code: 'TT_BACKEND_STREAM_CUT' };
     expect(sampleValue(after, 'tokentap_errors_total', cut) - sampleValue(before, 'tokentap_errors_total', cut)).toBe(1);
-    expect(sampleValue(after, 'tokentap_client_aborts_total', { front_door: 'openai-chat' })).toBe(sampleValue(before, 'tokentap_client_aborts_total', { front_door: 'openai-chat' }));
+    expect(sampleValue(after, 'tokentap_client_aborts_total', { front_door: 'openai-chat' })).toBe(
+      sampleValue(before, 'tokentap_client_aborts_total', { front_door: 'openai-chat' }),
+    );
   });
 });

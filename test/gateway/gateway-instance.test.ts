@@ -16,7 +16,14 @@ async function deadPid(): Promise<number> {
 }
 
 const here = (overrides: Partial<GatewayInstanceRow>): GatewayInstanceRow => ({
-  id: 'g', host: 'h', pid: process.pid, processScope: processScope(), processStart: processStartTime(process.pid), startedAt: 0, seenAt: 0, ...overrides,
+  id: 'g',
+  host: 'h',
+  pid: process.pid,
+  processScope: processScope(),
+  processStart: processStartTime(process.pid),
+  startedAt: 0,
+  seenAt: 0,
+  ...overrides,
 });
 
 let store: Store | undefined;

@@ -10,7 +10,26 @@ async function startHeaderCapturingBackend(seen: IncomingHttpHeaders[]): Promise
     request.resume();
     request.on('end', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', prompt_token_ids: [1, 2], choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, logprobs: { content: [{ token: 'ok', logprob: -0.1 }] }, finish_reason: 'stop', stop_reason: null, token_ids: [3] }], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }));
+      response.end(
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          prompt_token_ids: [1, 2],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: 'ok' },
+              logprobs: { content: [{ token: 'ok', logprob: -0.1 }] },
+              finish_reason: 'stop',
+              stop_reason: null,
+              token_ids: [3],
+            },
+          ],
+          usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

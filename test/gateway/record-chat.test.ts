@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { runToolAgent } from '../../examples/tool-agent.js';
 import type { SimScript } from '../../sim/index.js';
@@ -11,7 +11,11 @@ import { ELIDED_PROMPT_IDS } from '../../gateway/recorder/elide-prompt-ids.js';
 /** Drives the example agent's tools: write a file, read it back, then answer. */
 const TOOL_SCRIPT: SimScript = {
   replies: [
-    { match: { lastUserContains: 'notes.txt' }, reasoning: 'I should write the file first.', toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'tokens are the product' } }] },
+    {
+      match: { lastUserContains: 'notes.txt' },
+      reasoning: 'I should write the file first.',
+      toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'tokens are the product' } }],
+    },
     { match: { lastToolResultContains: 'wrote' }, toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
     { match: { lastToolResultContains: 'tokens are the product' }, content: 'notes.txt says: tokens are the product' },
   ],
@@ -35,7 +39,13 @@ describe('the official openai client through the gateway, multi-turn with tools'
   for (const stream of [false, true]) {
     it(`records every call token-exact against the simulator's own log (${stream ? 'streaming' : 'non-streaming'})`, async () => {
       const session = stream ? 'agent-stream' : 'agent-json';
-      const result = await runToolAgent({ baseURL: setup.openaiBase(session), model: 'Qwen/Qwen3-8B', task: 'Write notes.txt, read it back, then tell me what it says.', workdir: workdir.path, stream });
+      const result = await runToolAgent({
+        baseURL: setup.openaiBase(session),
+        model: 'Qwen/Qwen3-8B',
+        task: 'Write notes.txt, read it back, then tell me what it says.',
+        workdir: workdir.path,
+        stream,
+      });
       expect(result.answer).toBe('notes.txt says: tokens are the product');
       expect(result.turns).toBe(3);
       expect(readFileSync(workdir.file('notes.txt'), 'utf8')).toBe('tokens are the product');
@@ -52,7 +62,9 @@ describe('the official openai client through the gateway, multi-turn with tools'
       expect((bodies?.requestBody as { messages: unknown[] }).messages).toHaveLength(result.messages.length - 1);
       expect(bodies?.backendRequestBody).toMatchObject({ return_token_ids: true, logprobs: true });
       // prompt ids live packed in the call row once; bodies and streams do not repeat them (linear space)
-      const promptIdsText = Array.from(calls[2]?.promptTokenIds ?? []).slice(0, 40).join(',');
+      const promptIdsText = Array.from(calls[2]?.promptTokenIds ?? [])
+        .slice(0, 40)
+        .join(',');
       expect(JSON.stringify(bodies?.responseBody)).not.toContain(promptIdsText);
       expect(bodies?.responseStream ?? '').not.toContain(promptIdsText);
       if (stream) expect(bodies?.responseStream).toContain(ELIDED_PROMPT_IDS);
@@ -68,7 +80,11 @@ describe('what the harness sees', () => {
     const response = await fetch(`${setup.openaiBase('raw')}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer sk-harness-secret' },
-      body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'please write notes.txt' }], tools: [{ type: 'function', function: { name: 'write_file', parameters: { type: 'object' } } }] }),
+      body: JSON.stringify({
+        model: 'Qwen/Qwen3-8B',
+        messages: [{ role: 'user', content: 'please write notes.txt' }],
+        tools: [{ type: 'function', function: { name: 'write_file', parameters: { type: 'object' } } }],
+      }),
     });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown> & { choices: Array<Record<string, unknown>> };
@@ -83,17 +99,22 @@ describe('what the harness sees', () => {
   it('gets the token ids and logprobs it asked for itself, identical to what is recorded', async () => {
     const client = new OpenAI({ baseURL: setup.openaiBase('asks-ids'), apiKey: 'x', maxRetries: 0 });
     const completion = (await client.chat.completions.create({
-      model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'notes.txt please' }], logprobs: true, top_logprobs: 2,
+      model: 'Qwen/Qwen3-8B',
+      messages: [{ role: 'user', content: 'notes.txt please' }],
+      logprobs: true,
+      top_logprobs: 2,
       // @ts-expect-error vLLM extension
       return_token_ids: true,
-    })) as unknown as { prompt_token_ids: number[]; choices: Array<{ token_ids: number[]; logprobs: { content: Array<{ logprob: number; top_logprobs: unknown[] }> } }> };
+    })) as unknown as {
+      prompt_token_ids: number[];
+      choices: Array<{ token_ids: number[]; logprobs: { content: Array<{ logprob: number; top_logprobs: unknown[] }> } }>;
+    };
     const call = setup.gateway.store.listCalls('asks-ids')[0];
     expect(completion.prompt_token_ids).toEqual(Array.from(call?.promptTokenIds ?? []));
     expect(completion.choices[0]?.token_ids).toEqual(Array.from(call?.completionTokenIds ?? []));
     expect(completion.choices[0]?.logprobs.content.map((entry) => Math.fround(entry.logprob))).toEqual(Array.from(call?.completionLogprobs ?? []));
     expect(completion.choices[0]?.logprobs.content[0]?.top_logprobs).toHaveLength(2);
   });
-
 });
 
 describe('other routes', () => {
@@ -108,7 +129,8 @@ describe('other routes', () => {
 
   it('attributes a call to the x-tokentap-session header when the path names none', async () => {
     const response = await fetch(`${setup.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-tokentap-session': 'by-header' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-tokentap-session': 'by-header' },
       body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'notes.txt' }] }),
     });
     expect(response.status).toBe(200);

@@ -37,7 +37,8 @@ async function gatewayInFrontOf(sse: string, contentType?: string): Promise<{ ga
 
 async function streamChat(url: string, session: string): Promise<string[]> {
   const response = await fetch(`${url}/s/${session}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] }),
   });
   expect(response.status).toBe(200);
@@ -55,7 +56,7 @@ describe('real vLLM streams replayed through the gateway', () => {
     const call = gateway.store.listCalls('al')[0];
     expect(call?.status).toBe('ok');
     expect(Array.from(call?.promptTokenIds ?? [])).toEqual(chunks[0]?.prompt_token_ids);
-    const expected = chunks.flatMap((chunk) => ((chunk.choices as Array<{ token_ids?: number[] }>)[0]?.token_ids ?? []));
+    const expected = chunks.flatMap((chunk) => (chunk.choices as Array<{ token_ids?: number[] }>)[0]?.token_ids ?? []);
     expect(Array.from(call?.completionTokenIds ?? [])).toEqual(expected);
     expect(expected).toHaveLength(200);
     // the capture asked for no logprobs: none recorded, and the call says which ids it has
@@ -75,18 +76,47 @@ describe('real vLLM streams replayed through the gateway', () => {
   });
 
   it('records a plain OpenAI-compatible answer (no ids at all) as token_source none, not as exact', async () => {
-    const plain = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-x', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } };
+    const plain = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-x',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
+    };
     const { gateway, url } = await gatewayInFrontOf(JSON.stringify(plain), 'application/json');
-    const response = await fetch(`${url}/s/plain/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) });
+    const response = await fetch(`${url}/s/plain/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(await response.json()).toEqual(plain);
     const call = gateway.store.listCalls('plain')[0];
-    expect(call).toMatchObject({ status: 'ok', tokenSource: 'none', promptTokenIds: null, completionTokenIds: null, completionLogprobs: null, flags: [] });
+    expect(call).toMatchObject({
+      status: 'ok',
+      tokenSource: 'none',
+      promptTokenIds: null,
+      completionTokenIds: null,
+      completionLogprobs: null,
+      flags: [],
+    });
   });
 
   it('refuses token ids that are not integers (502, recorded as backend_error) rather than coercing them', async () => {
-    const bad = { id: 'c', object: 'chat.completion', created: 1, model: 'm', prompt_token_ids: [1, 'two', 3], choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop', token_ids: [5] }] };
+    const bad = {
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      prompt_token_ids: [1, 'two', 3],
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop', token_ids: [5] }],
+    };
     const { gateway, url } = await gatewayInFrontOf(JSON.stringify(bad), 'application/json');
-    const response = await fetch(`${url}/s/bad-ids/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) });
+    const response = await fetch(`${url}/s/bad-ids/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(response.status).toBe(502);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('TT_BACKEND_BAD_RESPONSE');
     expect(gateway.store.listCalls('bad-ids')[0]).toMatchObject({ status: 'backend_error', promptTokenIds: null });
@@ -122,11 +152,17 @@ describe('a backend that sends numbers that are no token ids (issue 12): a flagg
     // the completion ids are good ids, kept; the call is flagged, so reconstruction never trains on it
     expect(call?.completionTokenIds).toHaveLength(200);
     // the raw stream keeps the prompt ids as sent: the row does not hold them, so they are not elided
-    expect(gateway.store.getCallBodies(call?.id ?? '')?.responseStream).toContain(`"prompt_token_ids":${JSON.stringify(chunks[0]!.prompt_token_ids)}`);
+    expect(gateway.store.getCallBodies(call?.id ?? '')?.responseStream).toContain(
+      `"prompt_token_ids":${JSON.stringify(chunks[0]!.prompt_token_ids)}`,
+    );
     await expectHealthyRecording(gateway, url);
   });
 
-  for (const [name, id] of [['-1', -1], ['0.5', 0.5], ['2^31', 2 ** 31]] as const) {
+  for (const [name, id] of [
+    ['-1', -1],
+    ['0.5', 0.5],
+    ['2^31', 2 ** 31],
+  ] as const) {
     it(`relays a stream with a completion id of ${name} as sent, records it ok and flagged, keeps the prompt ids`, async () => {
       const { sse, chunks } = editedAgentLightningSse((edited) => {
         edited[10]!.choices[0].token_ids = [id];
@@ -135,13 +171,19 @@ describe('a backend that sends numbers that are no token ids (issue 12): a flagg
       const data = await streamChat(url, 'bad-completion-id');
       expect(data.at(-1)).toBe('[DONE]');
       const call = gateway.store.listCalls('bad-completion-id')[0];
-      expect(call).toMatchObject({ status: 'ok', tokenSource: 'backend', flags: ['invalid_token_ids'], completionTokenIds: null, completionLogprobs: null });
+      expect(call).toMatchObject({
+        status: 'ok',
+        tokenSource: 'backend',
+        flags: ['invalid_token_ids'],
+        completionTokenIds: null,
+        completionLogprobs: null,
+      });
       expect(Array.from(call?.promptTokenIds ?? [])).toEqual(chunks[0]?.prompt_token_ids);
       await expectHealthyRecording(gateway, url);
     });
   }
 
-  it('answers a non-streamed completion whose token_ids hold 2^31 with the backend\'s answer, recorded ok and flagged', async () => {
+  it("answers a non-streamed completion whose token_ids hold 2^31 with the backend's answer, recorded ok and flagged", async () => {
     // vLLM 0.25.1's /v1/completions body; with return_token_ids it fills the choice's two id fields (usage: 326 + 48)
     const fenced = readCapture('vllm-completions-nonstream-v0.25.1-per-choice-fields.txt').split('```')[1] ?? '';
     const body = JSON.parse(fenced) as { choices: Array<Record<string, unknown>> };
@@ -151,7 +193,9 @@ describe('a backend that sends numbers that are no token ids (issue 12): a flagg
     Object.assign(body.choices[0]!, { prompt_token_ids: prompt, token_ids: completion });
     const { gateway, url } = await gatewayInFrontOf(JSON.stringify(body), 'application/json');
     const response = await fetch(`${url}/s/wide-completion-id/v1/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'Qwen/Qwen2.5-0.5B', prompt: 'x' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'Qwen/Qwen2.5-0.5B', prompt: 'x' }),
     });
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { choices: Array<{ text: string; token_ids?: unknown }> };

@@ -13,9 +13,23 @@ import { expectCallsMatchSim } from '../helpers/expect-calls-match-sim.js';
  */
 const SCRIPT: SimScript = {
   replies: [
-    { match: { lastToolResultContains: 'sunny' }, times: 'forever', reasoning: 'The tool says it is sunny there.', content: 'It is sunny in Paris today, with a light breeze from the west.' },
-    { match: { lastUserContains: 'weather' }, times: 'forever', reasoning: 'I should call the weather tool for Paris.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } }] },
-    { match: { promptContains: 'Write a line' }, times: 'forever', content: 'Paris is sunny today, with a light breeze from the west and a few clouds by the river.' },
+    {
+      match: { lastToolResultContains: 'sunny' },
+      times: 'forever',
+      reasoning: 'The tool says it is sunny there.',
+      content: 'It is sunny in Paris today, with a light breeze from the west.',
+    },
+    {
+      match: { lastUserContains: 'weather' },
+      times: 'forever',
+      reasoning: 'I should call the weather tool for Paris.',
+      toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } }],
+    },
+    {
+      match: { promptContains: 'Write a line' },
+      times: 'forever',
+      content: 'Paris is sunny today, with a light breeze from the west and a few clouds by the river.',
+    },
   ],
   otherwise: 'error',
 };
@@ -42,7 +56,9 @@ async function both<T>(run: (setup: GatewayWithSim) => Promise<T>): Promise<Arra
     expectCallsMatchSim(calls, setup.sim.log);
   }
   // the grouped simulator did send fewer, larger chunks
-  const streams = results.map(({ setup }) => setup.gateway.store.getCallBodies(setup.gateway.store.listCalls('grouped')[0]!.id)?.responseStream ?? '');
+  const streams = results.map(
+    ({ setup }) => setup.gateway.store.getCallBodies(setup.gateway.store.listCalls('grouped')[0]!.id)?.responseStream ?? '',
+  );
   const events = streams.map((text) => text.split('\n\n').filter((event) => event.includes('"token_ids"')).length);
   expect(events[1]).toBeLessThan(events[0]! / 2);
   return results;
@@ -63,16 +79,32 @@ describe('multi-token chunks through every front door', () => {
       if (call?.type !== 'function') throw new Error('no tool call');
       messages.push(first.choices[0]!.message as OpenAI.ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: 'sunny' });
       const second = await client.chat.completions.stream({ model: 'Qwen/Qwen3-8B', messages, tools }).finalChatCompletion();
-      return { arguments: JSON.parse(call.function.arguments) as unknown, reasoning, answer: second.choices[0]?.message.content, finish: [first, second].map((done) => done.choices[0]?.finish_reason) };
+      return {
+        arguments: JSON.parse(call.function.arguments) as unknown,
+        reasoning,
+        answer: second.choices[0]?.message.content,
+        finish: [first, second].map((done) => done.choices[0]?.finish_reason),
+      };
     });
-    expect(one!.seen).toEqual({ arguments: { city: 'Paris', unit: 'celsius' }, reasoning: expect.stringContaining('weather tool'), answer: '\n\nIt is sunny in Paris today, with a light breeze from the west.', finish: ['tool_calls', 'stop'] });
+    expect(one!.seen).toEqual({
+      arguments: { city: 'Paris', unit: 'celsius' },
+      reasoning: expect.stringContaining('weather tool'),
+      answer: '\n\nIt is sunny in Paris today, with a light breeze from the west.',
+      finish: ['tool_calls', 'stop'],
+    });
     expect(four!.seen).toEqual(one!.seen);
   });
 
   it('Completions (openai client, streamed)', async () => {
     const [one, four] = await both(async (setup) => {
       const client = new OpenAI({ baseURL: setup.openaiBase('grouped'), apiKey: 'sk-harness', maxRetries: 0 });
-      const chunks = await client.completions.create({ model: 'Qwen/Qwen3-8B', prompt: 'Write a line about the weather in Paris.\n', max_tokens: 40, stream: true, logprobs: 1 });
+      const chunks = await client.completions.create({
+        model: 'Qwen/Qwen3-8B',
+        prompt: 'Write a line about the weather in Paris.\n',
+        max_tokens: 40,
+        stream: true,
+        logprobs: 1,
+      });
       let text = '';
       const logprobs: number[] = [];
       for await (const chunk of chunks) {
@@ -95,10 +127,27 @@ describe('multi-token chunks through every front door', () => {
       const first = await client.messages.stream({ ...params, messages }).finalMessage();
       const toolUse = first.content.find((block) => block.type === 'tool_use');
       if (toolUse?.type !== 'tool_use') throw new Error('no tool_use');
-      messages.push({ role: 'assistant', content: first.content as Anthropic.MessageParam['content'] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'sunny' }] });
+      messages.push(
+        { role: 'assistant', content: first.content as Anthropic.MessageParam['content'] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'sunny' }] },
+      );
       const second = await client.messages.stream({ ...params, messages }).finalMessage();
-      const shape = (message: Anthropic.Message) => message.content.map((block) => (block.type === 'text' ? block.text : block.type === 'thinking' ? `thinking:${block.thinking}` : block.type === 'tool_use' ? block.input : block.type));
-      return { first: shape(first), second: shape(second), stops: [first.stop_reason, second.stop_reason], usage: [first.usage.output_tokens, second.usage.output_tokens] };
+      const shape = (message: Anthropic.Message) =>
+        message.content.map((block) =>
+          block.type === 'text'
+            ? block.text
+            : block.type === 'thinking'
+              ? `thinking:${block.thinking}`
+              : block.type === 'tool_use'
+                ? block.input
+                : block.type,
+        );
+      return {
+        first: shape(first),
+        second: shape(second),
+        stops: [first.stop_reason, second.stop_reason],
+        usage: [first.usage.output_tokens, second.usage.output_tokens],
+      };
     });
     expect(one!.seen.stops).toEqual(['tool_use', 'end_turn']);
     expect(one!.seen.first).toContainEqual({ city: 'Paris', unit: 'celsius' });
@@ -118,8 +167,17 @@ describe('multi-token chunks through every front door', () => {
       const first = await final({ model: 'Qwen/Qwen3-8B', input: QUESTION, tools, stream: true });
       const call = first.output.find((item) => item.type === 'function_call');
       if (call?.type !== 'function_call') throw new Error('no function_call');
-      const second = await final({ model: 'Qwen/Qwen3-8B', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }], tools, stream: true });
-      const text = second.output.flatMap((item) => (item.type === 'message' ? item.content : [])).map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+      const second = await final({
+        model: 'Qwen/Qwen3-8B',
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+        tools,
+        stream: true,
+      });
+      const text = second.output
+        .flatMap((item) => (item.type === 'message' ? item.content : []))
+        .map((part) => (part.type === 'output_text' ? part.text : ''))
+        .join('');
       return { arguments: JSON.parse(call.arguments) as unknown, text, usage: [first.usage?.output_tokens, second.usage?.output_tokens] };
     });
     expect(one!.seen.text.trim()).toBe('It is sunny in Paris today, with a light breeze from the west.');

@@ -25,7 +25,8 @@ const SUBAGENT_REPORT = `The notes in capitals: ${PROOF_SHOUTED}`;
  */
 function script(file: string): SimScript {
   const think = (reasoning: string): string => `<think>\n${reasoning}\n</think>\n\n`;
-  const call = (name: string, args: Record<string, unknown>): string => `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/":/g, '": ').replace(/,"/g, ', "')}\n</tool_call>`;
+  const call = (name: string, args: Record<string, unknown>): string =>
+    `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/":/g, '": ').replace(/,"/g, ', "')}\n</tool_call>`;
   const main = [
     `${think(`I will write ${PROOF_FILE} first.`)}${call('Write', { file_path: file, content: PROOF_CONTENT })}`,
     `${think('Now read it back.')}${call('Read', { file_path: file })}`,
@@ -45,12 +46,20 @@ let run: GatewayWithSim & { workdir: ReturnType<typeof makeTempDir>; home: Retur
 beforeEach(async () => {
   const workdir = makeTempDir('tokentap-harness-work-');
   const home = makeTempDir('tokentap-harness-home-');
-  const setup = await startGatewayWithSim({ script: script(join(workdir.path, PROOF_FILE)), acceptAnyModel: true }, { tokenFaithful: '*', modelDir: qwen3TokenizerDir() });
-  run = { ...setup, workdir, home, close: async () => {
-    await setup.close();
-    workdir.remove();
-    home.remove();
-  } };
+  const setup = await startGatewayWithSim(
+    { script: script(join(workdir.path, PROOF_FILE)), acceptAnyModel: true },
+    { tokenFaithful: '*', modelDir: qwen3TokenizerDir() },
+  );
+  run = {
+    ...setup,
+    workdir,
+    home,
+    close: async () => {
+      await setup.close();
+      workdir.remove();
+      home.remove();
+    },
+  };
 });
 
 afterEach(async () => {
@@ -100,7 +109,10 @@ describe(`Claude Code ${harnessPin('claude-code').version} through the gateway i
     const entryOf = new Map(pairs.map(({ call, record }) => [call.id, record.scriptEntry]));
     const chains = chainsOf(calls).map((chain) => chain.map((call) => entryOf.get(call.id)));
     // main agent: write, read, Agent, answer; the sub-agent: Bash, report; every side request alone
-    expect(chains.filter((chain) => chain[0] !== 0)).toEqual([[1, 2, 3, 6], [4, 5]]);
+    expect(chains.filter((chain) => chain[0] !== 0)).toEqual([
+      [1, 2, 3, 6],
+      [4, 5],
+    ]);
     expect(chains.filter((chain) => chain[0] === 0).every((chain) => chain.length === 1)).toBe(true);
     for (const chain of chainsOf(calls)) {
       for (let index = 1; index < chain.length; index++) {

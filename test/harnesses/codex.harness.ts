@@ -10,7 +10,19 @@ import { expectSessionMatchesSim } from './expect-session-matches-sim.js';
 const SESSION = 'codex-proof';
 const MODEL = 'Qwen/Qwen3-8B';
 const WROTE = 'wrote-notes';
-const CODEX_CONFIG = ['check_for_update_on_startup = false', '', '[analytics]', 'enabled = false', '', '[feedback]', 'enabled = false', '', '[features]', 'plugins = false', ''].join('\n');
+const CODEX_CONFIG = [
+  'check_for_update_on_startup = false',
+  '',
+  '[analytics]',
+  'enabled = false',
+  '',
+  '[feedback]',
+  'enabled = false',
+  '',
+  '[features]',
+  'plugins = false',
+  '',
+].join('\n');
 
 let run: ProofRun;
 
@@ -40,7 +52,18 @@ describe(`Codex ${harnessPin('codex').version} (codex exec, OpenAI Responses) th
     const provider = `model_providers.tokentap={name="tokentap",base_url="${run.openaiBase(SESSION)}",env_key="TOKENTAP_FAKE_KEY",wire_api="responses"}`;
     const result = await runHarness({
       bin: harnessBin('codex'),
-      args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-c', 'model_provider=tokentap', '-c', provider, '-m', MODEL, PROOF_PROMPT],
+      args: [
+        'exec',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        '-c',
+        'model_provider=tokentap',
+        '-c',
+        provider,
+        '-m',
+        MODEL,
+        PROOF_PROMPT,
+      ],
       cwd: run.workdir.path,
       home: run.home.path,
       env: { TOKENTAP_FAKE_KEY: 'sk-tokentap-fake', CODEX_HOME: join(run.home.path, '.codex') },

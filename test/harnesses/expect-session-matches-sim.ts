@@ -9,7 +9,11 @@ import type { CallRow, Store } from '../../store/types.js';
  * found in the stored response body or the raw upstream stream; every record must belong to one call, so no
  * generation went unrecorded or into another session. Returns the calls with their records, in seq order.
  */
-export function expectSessionMatchesSim(store: Store, session: string, log: readonly SimGenerationRecord[]): Array<{ call: CallRow; record: SimGenerationRecord }> {
+export function expectSessionMatchesSim(
+  store: Store,
+  session: string,
+  log: readonly SimGenerationRecord[],
+): Array<{ call: CallRow; record: SimGenerationRecord }> {
   expect(store.getSession(session), `session ${session} in the store`).not.toBeNull();
   expect(store.listSessions().map((row) => row.id)).toEqual([session]);
   const calls = store.listCalls(session);

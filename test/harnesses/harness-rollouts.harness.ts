@@ -9,10 +9,17 @@ describe(`examples/harness-rollouts.ts: Claude Code ${harnessPin('claude-code').
     harnessBin('codex');
     const lines: string[] = [];
     const results = await runHarnessRollouts({ harnesses: ['claude-code', 'codex'], print: (line) => lines.push(line) });
-    expect(results.map((result) => [result.harness, result.exitCode, result.reward]), lines.join('\n')).toEqual([['claude-code', 0, 1], ['codex', 0, 1]]);
+    expect(
+      results.map((result) => [result.harness, result.exitCode, result.reward]),
+      lines.join('\n'),
+    ).toEqual([
+      ['claude-code', 0, 1],
+      ['codex', 0, 1],
+    ]);
     for (const result of results) {
       expect(result.samples.length, lines.join('\n')).toBeGreaterThan(0);
-      for (const sample of result.samples) expect(sample).toMatchObject({ rolloutId: result.sessionId, groupId: 'harness-rollouts', reward: 1, status: 'completed' });
+      for (const sample of result.samples)
+        expect(sample).toMatchObject({ rolloutId: result.sessionId, groupId: 'harness-rollouts', reward: 1, status: 'completed' });
     }
     expect(new Set(results.map((result) => result.sessionId)).size).toBe(2);
   });

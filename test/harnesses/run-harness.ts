@@ -51,7 +51,12 @@ export function runHarness(options: RunHarnessOptions): Promise<HarnessResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HARNESS_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     // its own process group, so a timeout also ends the shells and helpers the agent started
-    const child = spawn(options.bin, options.args, { cwd: options.cwd, env: isolatedEnv(options.home, options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(options.bin, options.args, {
+      cwd: options.cwd,
+      env: isolatedEnv(options.home, options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

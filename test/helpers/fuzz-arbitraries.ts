@@ -14,7 +14,9 @@ export function mostly<T>(valid: fc.Arbitrary<T>, validWeight = 10): fc.Arbitrar
  * valid shape with a lone surrogate or a number past Number.MAX_VALUE put in (poisoned-json.ts: always refused).
  */
 export function fuzzPayload(request: fc.Arbitrary<unknown>): fc.Arbitrary<string> {
-  const asRecord = request.map((body) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { body }));
+  const asRecord = request.map((body) =>
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : { body },
+  );
   return fc.oneof(
     { weight: 8, arbitrary: request.map((body) => JSON.stringify(body)) },
     { weight: 1, arbitrary: anyJson.map((body) => JSON.stringify(body)) },

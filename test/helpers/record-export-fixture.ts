@@ -31,13 +31,22 @@ export interface ExportFixture {
 const MODEL = 'Qwen/Qwen3-8B';
 const CALCULATOR = {
   type: 'function',
-  function: { name: 'calculator', description: 'Adds two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } },
+  function: {
+    name: 'calculator',
+    description: 'Adds two integers.',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+  },
 };
 const SCRIPT: SimScript = {
   replies: [
     { match: { lastToolResultContains: '42' }, times: 'forever', reasoning: 'The calculator says 42.', content: 'The answer is 42.' },
     { match: { lastUserContains: 'Check again' }, times: 'forever', content: 'Still 42.' },
-    { match: { lastUserContains: '17 + 25' }, times: 'forever', reasoning: 'I will use the tool.', toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }] },
+    {
+      match: { lastUserContains: '17 + 25' },
+      times: 'forever',
+      reasoning: 'I will use the tool.',
+      toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }],
+    },
   ],
   otherwise: 'error',
 };
@@ -72,7 +81,16 @@ export async function recordExportFixture(): Promise<ExportFixture> {
       await runToolRollout(session, { stream: index === 1, editHistory: edit });
       await session.reward(reward);
       await session.end('completed');
-      rollouts.push({ sessionId: session.id, groupId: 'task-a', reward, status: 'completed', mergedSamples: edit ? 2 : 1, tags: ['math'], split: 'train', policyVersion: 'v1' });
+      rollouts.push({
+        sessionId: session.id,
+        groupId: 'task-a',
+        reward,
+        status: 'completed',
+        mergedSamples: edit ? 2 : 1,
+        tags: ['math'],
+        split: 'train',
+        policyVersion: 'v1',
+      });
     }
     await gateway.setPolicyVersion('v2');
     await gateway.declareGroup('task-b', { expectedSize: 2 });
@@ -81,17 +99,44 @@ export async function recordExportFixture(): Promise<ExportFixture> {
       await runToolRollout(session, { stream: index === 0, editHistory: false });
       await session.reward(0.5);
       await session.end('completed');
-      rollouts.push({ sessionId: session.id, groupId: 'task-b', reward: 0.5, status: 'completed', mergedSamples: 1, tags: ['math', 'hard'], split: 'train', policyVersion: 'v2' });
+      rollouts.push({
+        sessionId: session.id,
+        groupId: 'task-b',
+        reward: 0.5,
+        status: 'completed',
+        mergedSamples: 1,
+        tags: ['math', 'hard'],
+        split: 'train',
+        policyVersion: 'v2',
+      });
     }
     const single = await gateway.createSession({ tags: ['eval'], split: 'val' });
     await runToolRollout(single, { stream: false, editHistory: false });
     await single.reward(0.25);
     await single.end('completed');
-    rollouts.push({ sessionId: single.id, groupId: null, reward: 0.25, status: 'completed', mergedSamples: 1, tags: ['eval'], split: 'val', policyVersion: 'v2' });
+    rollouts.push({
+      sessionId: single.id,
+      groupId: null,
+      reward: 0.25,
+      status: 'completed',
+      mergedSamples: 1,
+      tags: ['eval'],
+      split: 'val',
+      policyVersion: 'v2',
+    });
     const failed = await gateway.createSession({});
     await runToolRollout(failed, { stream: false, editHistory: false });
     await failed.end('failed');
-    rollouts.push({ sessionId: failed.id, groupId: null, reward: null, status: 'failed', mergedSamples: 1, tags: [], split: null, policyVersion: 'v2' });
+    rollouts.push({
+      sessionId: failed.id,
+      groupId: null,
+      reward: null,
+      status: 'failed',
+      mergedSamples: 1,
+      tags: [],
+      split: null,
+      policyVersion: 'v2',
+    });
   } finally {
     await gateway.close();
     await sim.close();
@@ -125,7 +170,9 @@ async function runToolRollout(session: RolloutSession, options: { stream: boolea
 }
 
 async function chat(session: RolloutSession, messages: Message[], stream: boolean): Promise<Message> {
-  const { message } = await recordedChat(session.openai.baseURL, { model: MODEL, messages, tools: [CALCULATOR] }, stream, { authorization: `Bearer ${session.apiKey}` });
+  const { message } = await recordedChat(session.openai.baseURL, { model: MODEL, messages, tools: [CALCULATOR] }, stream, {
+    authorization: `Bearer ${session.apiKey}`,
+  });
   return toHistory({ role: 'assistant', ...message });
 }
 

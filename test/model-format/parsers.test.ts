@@ -62,7 +62,12 @@ describe('streaming parsers', () => {
     expect(content).toBe('Sure.\n');
     expect(calls[0]).toMatchObject({ type: 'function', index: 0, function: { name: 'get_weather' } });
     expect(calls[0]?.id).toMatch(/^chatcmpl-tool-/);
-    expect(calls.slice(1).map((call) => call.function.arguments).join('')).toBe('{"city": "Paris", "days": [1, 2]}');
+    expect(
+      calls
+        .slice(1)
+        .map((call) => call.function.arguments)
+        .join(''),
+    ).toBe('{"city": "Paris", "days": [1, 2]}');
   });
 
   it('Qwen3 reasoning stream: tags yield nothing, text before </think> is reasoning', () => {
@@ -79,8 +84,14 @@ describe('streaming parsers', () => {
   });
 
   const replyArbitrary = fc.record({
-    reasoning: fc.option(fc.string({ maxLength: 40 }).filter((text) => !text.includes('<')), { nil: undefined }),
-    content: fc.option(fc.string({ maxLength: 40 }).filter((text) => !text.includes('<')), { nil: undefined }),
+    reasoning: fc.option(
+      fc.string({ maxLength: 40 }).filter((text) => !text.includes('<')),
+      { nil: undefined },
+    ),
+    content: fc.option(
+      fc.string({ maxLength: 40 }).filter((text) => !text.includes('<')),
+      { nil: undefined },
+    ),
     toolCalls: fc.option(
       fc.array(
         fc.record({

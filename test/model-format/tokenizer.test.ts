@@ -55,7 +55,10 @@ describe('createIncrementalDetokenizer', () => {
 
 describe('renderChatTemplate with the Qwen3 template', () => {
   it('renders system and user turns and the generation prompt', () => {
-    const text = render([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
+    const text = render([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hi' },
+    ]);
     expect(text).toBe('<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n');
   });
 
@@ -64,8 +67,12 @@ describe('renderChatTemplate with the Qwen3 template', () => {
   });
 
   it('prints tools like vLLM (tool.model_dump() through tojson)', () => {
-    const text = render([{ role: 'user', content: 'ls' }], { tools: [{ type: 'function', function: { name: 'run', parameters: { type: 'object' } } }] });
-    expect(text).toContain('<tools>\n{"type": "function", "function": {"name": "run", "description": null, "parameters": {"type": "object"}}}\n</tools>');
+    const text = render([{ role: 'user', content: 'ls' }], {
+      tools: [{ type: 'function', function: { name: 'run', parameters: { type: 'object' } } }],
+    });
+    expect(text).toContain(
+      '<tools>\n{"type": "function", "function": {"name": "run", "description": null, "parameters": {"type": "object"}}}\n</tools>',
+    );
   });
 
   it('renders assistant tool calls with arguments re-serialized from the JSON string', () => {
@@ -79,7 +86,13 @@ describe('renderChatTemplate with the Qwen3 template', () => {
   });
 
   it('continues the final message without closing it', () => {
-    const text = render([{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello, I' }], { continueFinal: true });
+    const text = render(
+      [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello, I' },
+      ],
+      { continueFinal: true },
+    );
     // Qwen3 gives the last assistant turn an (empty) think block
     expect(text.endsWith('<|im_start|>assistant\n<think>\n\n</think>\n\nHello, I')).toBe(true);
   });
@@ -89,10 +102,20 @@ describe('normalizeChatMessages', () => {
   it('joins text parts with newlines and turns null content into an empty string', () => {
     expect(
       normalizeChatMessages([
-        { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'b' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'image_url', image_url: { url: 'x' } },
+            { type: 'text', text: 'b' },
+          ],
+        },
         { role: 'assistant', content: null },
       ]),
-    ).toEqual([{ role: 'user', content: 'a\nb' }, { role: 'assistant', content: '' }]);
+    ).toEqual([
+      { role: 'user', content: 'a\nb' },
+      { role: 'assistant', content: '' },
+    ]);
   });
 
   it('parses tool-call arguments, drops empty tool_calls and passes reasoning under both names', () => {

@@ -14,7 +14,12 @@ export async function chatThroughGateway(baseUrl: string, body: Record<string, u
 }
 
 /** `chatThroughGateway`, also returning the id the gateway recorded the call under; `headers` e.g. a session key. */
-export async function recordedChat(baseUrl: string, body: Record<string, unknown>, stream: boolean, headers: Record<string, string> = {}): Promise<{ message: AssistantMessage; callId: string }> {
+export async function recordedChat(
+  baseUrl: string,
+  body: Record<string, unknown>,
+  stream: boolean,
+  headers: Record<string, string> = {},
+): Promise<{ message: AssistantMessage; callId: string }> {
   const response = await fetch(`${baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -58,7 +58,10 @@ describe('tokentap show and diagnose', () => {
     expect(text).toContain('expected: [9707, 151645, 198, 0, 151645] "Hello<|im_end|>\\n!<|im_end|>"');
     const json = JSON.parse((await output(() => runDiagnose(['run-1', '--json'], { TOKENTAP_DB: db }))).text) as Record<string, any>;
     expect(json.driftCounts).toMatchObject({ 'history-edited': 1 });
-    expect(json.samples).toMatchObject([{ callIds: [calls[0], calls[1]], trainedTokens: 4, lossWeight: 0.5 }, { callIds: [calls[2]], trainedTokens: 1 }]);
+    expect(json.samples).toMatchObject([
+      { callIds: [calls[0], calls[1]], trainedTokens: 4, lossWeight: 0.5 },
+      { callIds: [calls[2]], trainedTokens: 1 },
+    ]);
     expect(json.drift[0]).toMatchObject({ callId: calls[2], againstCallId: calls[1], position: 3, kind: 'history-edited' });
     await expect(runDiagnose(['nope', '--db', db], {})).rejects.toThrow(/no session/);
   });

@@ -13,7 +13,12 @@ import type { Expectation, RecordedSession } from './record-planned-session.js';
  * merge agree on every sampled token (id, logprob, context); and merge joins or breaks exactly where the recorder
  * says, with the drift kind it injected.
  */
-export function expectSoundReconstruction(store: Store, sessionId: string, recorded: RecordedSession, tokenizer?: DriftTokenizer): SessionReconstruction {
+export function expectSoundReconstruction(
+  store: Store,
+  sessionId: string,
+  recorded: RecordedSession,
+  tokenizer?: DriftTokenizer,
+): SessionReconstruction {
   const calls = store.listCalls(sessionId);
   const merged = reconstructSessionReport(store, sessionId, { strategy: 'merge', ...(tokenizer === undefined ? {} : { tokenizer }) });
   const perCall = reconstructSessionReport(store, sessionId, { strategy: 'per-call' });
@@ -47,7 +52,12 @@ function expectSameSampledTokens(merged: readonly Sample[], perCall: readonly Sa
     const single = perCall.find((sample) => sample.callIds[0] === callId) as Sample;
     const within = merged.find((sample) => sample.callIds.includes(callId)) as Sample;
     const end = single.tokens.length;
-    expect(Buffer.from(within.tokens.buffer, within.tokens.byteOffset, end * 4).equals(Buffer.from(single.tokens.buffer, single.tokens.byteOffset, end * 4)), `context of ${callId}`).toBe(true);
+    expect(
+      Buffer.from(within.tokens.buffer, within.tokens.byteOffset, end * 4).equals(
+        Buffer.from(single.tokens.buffer, single.tokens.byteOffset, end * 4),
+      ),
+      `context of ${callId}`,
+    ).toBe(true);
     const from = single.promptLength;
     expect(Array.from(within.lossMask.subarray(from, end))).toEqual(Array.from(single.lossMask.subarray(from, end)));
     expect(Array.from(within.logprobs.subarray(from, end))).toEqual(Array.from(single.logprobs.subarray(from, end)));

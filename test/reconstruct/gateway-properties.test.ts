@@ -11,7 +11,17 @@ const tokenizer = await loadHfTokenizer(qwen3TokenizerDir());
 
 const TOOLS = [
   { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
-  { type: 'function', function: { name: 'list_dir', parameters: { type: 'object', properties: { path: { type: 'string' }, depth: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['path'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'list_dir',
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string' }, depth: { type: 'integer', minimum: 1, maximum: 3 } },
+        required: ['path'],
+      },
+    },
+  },
 ];
 
 /**
@@ -44,7 +54,13 @@ interface Played {
 }
 
 async function play(session: string, steps: readonly Step[]): Promise<Played[]> {
-  const histories = [0, 1].map((agent) => [{ role: 'system', content: agent === 0 ? 'You are the main agent.' : 'You are a sub-agent that lists files.' }, { role: 'user', content: `Task for agent ${agent}: look around.` }] as Array<Record<string, unknown>>);
+  const histories = [0, 1].map(
+    (agent) =>
+      [
+        { role: 'system', content: agent === 0 ? 'You are the main agent.' : 'You are a sub-agent that lists files.' },
+        { role: 'user', content: `Task for agent ${agent}: look around.` },
+      ] as Array<Record<string, unknown>>,
+  );
   const previous: Array<string | null> = [null, null];
   const played: Played[] = [];
   for (const [index, planned] of steps.entries()) {
@@ -59,7 +75,8 @@ async function play(session: string, steps: readonly Step[]): Promise<Played[]> 
     }
     previous[planned.agent] = callId;
     messages.push(sentBack(message, planned.sendBack));
-    for (const call of message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: `output ${index} of ${call.function.name}` });
+    for (const call of message.tool_calls ?? [])
+      messages.push({ role: 'tool', tool_call_id: call.id, content: `output ${index} of ${call.function.name}` });
     if (message.tool_calls === undefined) messages.push({ role: 'user', content: `Step ${index} done; keep going.` });
   }
   return played;
@@ -68,14 +85,20 @@ async function play(session: string, steps: readonly Step[]): Promise<Played[]> 
 function sentBack(message: AssistantMessage, mode: string): Record<string, unknown> {
   const blank = message.content === null || message.content.trim() === '';
   const content = mode === 'raw' ? message.content : blank ? null : message.content;
-  return { role: 'assistant', content, ...(mode === 'no-reasoning' ? {} : { reasoning: message.reasoning }), ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls }) };
+  return {
+    role: 'assistant',
+    content,
+    ...(mode === 'no-reasoning' ? {} : { reasoning: message.reasoning }),
+    ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls }),
+  };
 }
 
 /** What merge must do with each call, read from the raw rows: join the previous call iff its tokens extend it. */
 function expectationsOf(played: readonly Played[], rows: Map<string, CallRow>): Expectation[] {
   return played.map((entry, index): Expectation => {
     if (index === 0) return { callId: entry.callId, outcome: 'first', previousCallId: null };
-    if (entry.retryOf !== undefined) return { callId: entry.callId, outcome: 'break', previousCallId: entry.retryOf, kinds: ['parallel-branch'], againstCallId: entry.retryOf };
+    if (entry.retryOf !== undefined)
+      return { callId: entry.callId, outcome: 'break', previousCallId: entry.retryOf, kinds: ['parallel-branch'], againstCallId: entry.retryOf };
     if (entry.previous === null) return { callId: entry.callId, outcome: 'break', previousCallId: null, kinds: ['parallel-branch'] };
     const prompt = rows.get(entry.callId)?.promptTokenIds as Int32Array;
     const before = rows.get(entry.previous) as CallRow;
@@ -83,7 +106,14 @@ function expectationsOf(played: readonly Played[], rows: Map<string, CallRow>): 
     let shared = 0;
     while (shared < sequence.length && prompt[shared] === sequence[shared]) shared++;
     if (shared === sequence.length) return { callId: entry.callId, outcome: 'join', previousCallId: entry.previous };
-    return { callId: entry.callId, outcome: 'break', previousCallId: entry.previous, kinds: ['template-rerender'], againstCallId: entry.previous, position: shared };
+    return {
+      callId: entry.callId,
+      outcome: 'break',
+      previousCallId: entry.previous,
+      kinds: ['template-rerender'],
+      againstCallId: entry.previous,
+      position: shared,
+    };
   });
 }
 
@@ -96,7 +126,12 @@ describe('reconstruction of random agent sessions recorded through the gateway a
         const played = await play(session, steps);
         const rows = new Map(setup.gateway.store.listCalls(session).map((row) => [row.id, row]));
         const trainable = played.map((entry) => entry.callId);
-        expectSoundReconstruction(setup.gateway.store, session, { expectations: expectationsOf(played, rows), trainable, aborted: [], flagged: [] }, tokenizer);
+        expectSoundReconstruction(
+          setup.gateway.store,
+          session,
+          { expectations: expectationsOf(played, rows), trainable, aborted: [], flagged: [] },
+          tokenizer,
+        );
       }),
       { numRuns: Number(process.env.RECONSTRUCT_GATEWAY_RUNS ?? 6) },
     );

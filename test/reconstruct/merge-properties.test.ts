@@ -24,7 +24,10 @@ describe('reconstruction of random Qwen3 tool conversations with random drift (s
           for (const diagnostic of report.drift) seen.set(diagnostic.kind, (seen.get(diagnostic.kind) ?? 0) + 1);
         }),
         // fixed plans first: every kind of drift on every run whatever the seed, then counterexamples once found
-        { numRuns: Number(process.env.RECONSTRUCT_RUNS ?? 60), examples: [[EVERY_DRIFT_PLAN], [FLAGGED_THEN_COMPACTED_PLAN], [CUT_THEN_TRUNCATED_PLAN]] },
+        {
+          numRuns: Number(process.env.RECONSTRUCT_RUNS ?? 60),
+          examples: [[EVERY_DRIFT_PLAN], [FLAGGED_THEN_COMPACTED_PLAN], [CUT_THEN_TRUNCATED_PLAN]],
+        },
       );
       // every kind of drift was injected and named (the fixed plan guarantees it; random plans add to the counts)
       expect([...seen.keys()].sort()).toEqual(['history-edited', 'parallel-branch', 'retokenized', 'template-rerender', 'truncated-completion']);

@@ -8,7 +8,14 @@ import { chatThroughGateway, type AssistantMessage } from './chat-through-gatewa
 
 const tokenizer = await loadHfTokenizer(qwen3TokenizerDir());
 
-const READ_TOOL = { type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } };
+const READ_TOOL = {
+  type: 'function',
+  function: {
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+};
 
 /**
  * Each turn: the user asks, the model thinks and calls read_file, the tool answers, the model thinks and answers.
@@ -16,7 +23,11 @@ const READ_TOOL = { type: 'function', function: { name: 'read_file', description
  */
 const SCRIPT: SimScript = {
   replies: Array.from({ length: 20 }, (_, index) => [
-    { match: { lastUserContains: `turn ${index + 1}:` }, reasoning: 'I should read the file first.', toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+    {
+      match: { lastUserContains: `turn ${index + 1}:` },
+      reasoning: 'I should read the file first.',
+      toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+    },
     { match: { lastToolResultContains: `at turn ${index + 1}.` }, reasoning: 'The file says what I need.', content: 'The file is fine.' },
   ]).flat(),
   otherwise: 'error',
@@ -31,7 +42,12 @@ afterEach(async () => {
 /** The harness sends each reply back with its reasoning (as vLLM returned it) and without the whitespace content. */
 function historyMessage(message: AssistantMessage): Record<string, unknown> {
   const blank = message.content === null || message.content.trim() === '';
-  return { role: 'assistant', content: blank ? null : message.content, reasoning: message.reasoning, ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls }) };
+  return {
+    role: 'assistant',
+    content: blank ? null : message.content,
+    reasoning: message.reasoning,
+    ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls }),
+  };
 }
 
 async function runTurns(base: string, turns: number, extra: Record<string, unknown>): Promise<void> {
@@ -54,7 +70,9 @@ describe('a 20-turn Qwen3 tool trajectory through the gateway and the simulator 
     const calls = store.listCalls('thinking');
     expect(calls).toHaveLength(40);
     const report = reconstructSessionReport(store, 'thinking', { tokenizer });
-    expect(report.samples.map((sample) => sample.callIds)).toEqual(Array.from({ length: 20 }, (_, turn) => [calls[2 * turn]!.id, calls[2 * turn + 1]!.id]));
+    expect(report.samples.map((sample) => sample.callIds)).toEqual(
+      Array.from({ length: 20 }, (_, turn) => [calls[2 * turn]!.id, calls[2 * turn + 1]!.id]),
+    );
     expect(report.drift).toHaveLength(19);
     for (const [index, diagnostic] of report.drift.entries()) {
       expect(diagnostic).toMatchObject({ kind: 'template-rerender', callId: calls[2 * index + 2]!.id, againstCallId: calls[2 * index + 1]!.id });

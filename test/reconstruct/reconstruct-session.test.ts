@@ -35,7 +35,10 @@ describe('per-call', () => {
     expect(Array.from(samples[0]!.tokens)).toEqual([1, 2, 3, 4, 5]);
     expect(Array.from(samples[0]!.lossMask)).toEqual([0, 0, 0, 1, 1]);
     expect(samples[0]!.policyVersions).toEqual([null, null, null, 'v7', 'v7']);
-    expect(samples.map((sample) => [sample.lossWeight, sample.chainIndex, sample.promptLength, sample.status, sample.faithful])).toEqual([[0.5, 0, 3, 'completed', true], [0.5, 1, 6, 'completed', true]]);
+    expect(samples.map((sample) => [sample.lossWeight, sample.chainIndex, sample.promptLength, sample.status, sample.faithful])).toEqual([
+      [0.5, 0, 3, 'completed', true],
+      [0.5, 1, 6, 'completed', true],
+    ]);
     expectVerified(samples);
   });
 });
@@ -67,7 +70,9 @@ describe('merge', () => {
     const report = reconstructSessionReport(store, 's');
     expect(report.samples.map((sample) => sample.callIds)).toEqual([[a, b, c], [fork]]);
     expect(Array.from(report.samples[1]!.lossMask)).toEqual([0, 0, 0, 0, 1]);
-    expect(report.drift).toMatchObject([{ kind: 'parallel-branch', callId: fork, againstCallId: b, position: 3, expected: { tokenIds: [4, 5] }, actual: { tokenIds: [9] } }]);
+    expect(report.drift).toMatchObject([
+      { kind: 'parallel-branch', callId: fork, againstCallId: b, position: 3, expected: { tokenIds: [4, 5] }, actual: { tokenIds: [9] } },
+    ]);
     expect(report.samples[1]!.diagnostics).toEqual(report.drift);
     expect(report.samples.map((sample) => sample.lossWeight)).toEqual([0.5, 0.5]);
     expectVerified(report.samples);
@@ -115,7 +120,10 @@ describe('merge', () => {
     const extended = recordRawCall(store, 's', { prompt: [1, 2, 3, 4, 5], completion: [6], finishReason: 'length' });
     const rewritten = recordRawCall(store, 's', { prompt: [1, 2, 3, 4, 5, 99, 8], completion: [7] });
     const report = reconstructSessionReport(store, 's');
-    expect(report.samples.map((sample) => [sample.callIds, sample.status])).toEqual([[[cut, extended], 'truncated'], [[rewritten], 'completed']]);
+    expect(report.samples.map((sample) => [sample.callIds, sample.status])).toEqual([
+      [[cut, extended], 'truncated'],
+      [[rewritten], 'completed'],
+    ]);
     expect(report.drift).toMatchObject([{ kind: 'truncated-completion', callId: rewritten, againstCallId: extended, position: 5 }]);
     expectVerified(report.samples);
   });
@@ -125,8 +133,17 @@ describe('merge', () => {
     const compacted = recordRawCall(store, 's', { prompt: [1, 2, 8], completion: [9] });
     const resend = recordRawCall(store, 's', { prompt: [1, 2, 8], completion: [10] });
     const report = reconstructSessionReport(store, 's');
-    expect(report.drift.map((diagnostic) => [diagnostic.callId, diagnostic.kind])).toEqual([[compacted, 'history-edited'], [resend, 'parallel-branch']]);
-    expect(report.driftCounts).toEqual({ 'template-rerender': 0, retokenized: 0, 'history-edited': 1, 'parallel-branch': 1, 'truncated-completion': 0 });
+    expect(report.drift.map((diagnostic) => [diagnostic.callId, diagnostic.kind])).toEqual([
+      [compacted, 'history-edited'],
+      [resend, 'parallel-branch'],
+    ]);
+    expect(report.driftCounts).toEqual({
+      'template-rerender': 0,
+      retokenized: 0,
+      'history-edited': 1,
+      'parallel-branch': 1,
+      'truncated-completion': 0,
+    });
   });
 });
 
@@ -140,7 +157,11 @@ describe('the worked example of docs/reconstruct.md', () => {
     ];
     const report = reconstructSessionReport(store, 's');
     expect(report.samples.map((sample) => [sample.callIds, Array.from(sample.tokens), Array.from(sample.lossMask)])).toEqual([
-      [[first, second, fourth], [1, 2, 3, 4, 5, 6, 7, 8, 11, 12], [0, 0, 1, 1, 0, 0, 1, 1, 0, 1]],
+      [
+        [first, second, fourth],
+        [1, 2, 3, 4, 5, 6, 7, 8, 11, 12],
+        [0, 0, 1, 1, 0, 0, 1, 1, 0, 1],
+      ],
       [[fork], [1, 2, 3, 4, 9, 10], [0, 0, 0, 0, 0, 1]],
     ]);
     expect(report.drift).toMatchObject([{ kind: 'parallel-branch', callId: fork, againstCallId: second, position: 4 }]);
@@ -154,13 +175,18 @@ describe('calls without backend ids', () => {
     const good = recordRawCall(store, 's', { prompt: [1, 2], completion: [3] });
     const plain = recordRawCall(store, 's', { prompt: null, completion: null, logprobs: null, tokenSource: 'none' });
     expect(reconstructSessionReport(store, 's').skipped).toMatchObject([{ callId: plain, reason: expect.stringContaining('tokenSource none') }]);
-    const report = reconstructSessionReport(store, 's', { retokenizer: () => ({ promptTokenIds: Int32Array.of(1, 2, 3, 4), completionTokenIds: Int32Array.of(5, 6) }) });
+    const report = reconstructSessionReport(store, 's', {
+      retokenizer: () => ({ promptTokenIds: Int32Array.of(1, 2, 3, 4), completionTokenIds: Int32Array.of(5, 6) }),
+    });
     expect(report.skipped).toEqual([]);
     const retokenized = report.samples.find((sample) => sample.callIds[0] === plain)!;
     expect(retokenized.faithful).toBe(false);
     expect(Array.from(retokenized.logprobs.subarray(4)).every(Number.isNaN)).toBe(true);
     expect(report.samples.map((sample) => sample.lossWeight)).toEqual([0.5, 0.5]);
-    expect(verifySample(retokenized, store.listCalls('s'))).toMatchObject({ ok: false, errors: expect.arrayContaining([expect.stringContaining('not faithful')]) });
+    expect(verifySample(retokenized, store.listCalls('s'))).toMatchObject({
+      ok: false,
+      errors: expect.arrayContaining([expect.stringContaining('not faithful')]),
+    });
     expect(report.samples.find((sample) => sample.callIds[0] === good)!.faithful).toBe(true);
   });
 });
@@ -169,7 +195,12 @@ describe('iterateSamples', () => {
   it('reads one session at a time, in the order given or every session when all is set', () => {
     for (const session of ['a', 'b', 'c']) recordRawCall(store, session, { prompt: [1], completion: [2] });
     const reads: string[] = [];
-    const spy = { ...store, listCalls: (sessionId: string) => (reads.push(sessionId), store.listCalls(sessionId)), listSessions: store.listSessions, getCallBodies: store.getCallBodies };
+    const spy = {
+      ...store,
+      listCalls: (sessionId: string) => (reads.push(sessionId), store.listCalls(sessionId)),
+      listSessions: store.listSessions,
+      getCallBodies: store.getCallBodies,
+    };
     const iterator = iterateSamples(spy, { sessionIds: ['c', 'a'], strategy: 'merge' });
     expect(iterator.next().value?.sessionId).toBe('c');
     expect(reads).toEqual(['c']);
@@ -181,7 +212,9 @@ describe('iterateSamples', () => {
   it('reports calls that became no sample through onSkippedCall', () => {
     recordRawCall(store, 'x', { prompt: [1], completion: [2], flags: ['logprobs_length_mismatch'] });
     const skipped: string[] = [];
-    expect([...iterateSamples(store, { sessionIds: ['x'], onSkippedCall: (call, sessionId) => skipped.push(`${sessionId}:${call.reason}`) })]).toEqual([]);
+    expect([
+      ...iterateSamples(store, { sessionIds: ['x'], onSkippedCall: (call, sessionId) => skipped.push(`${sessionId}:${call.reason}`) }),
+    ]).toEqual([]);
     expect(skipped).toEqual([expect.stringContaining('x:flagged logprobs_length_mismatch')]);
   });
 });

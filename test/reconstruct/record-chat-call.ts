@@ -7,8 +7,22 @@ import type { PlannedReply } from './session-plan.js';
 
 /** The two tools every simulated agent offers. */
 export const FILE_TOOLS = [
-  { type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
-  { type: 'function', function: { name: 'write_file', description: 'Write a file.', parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Read a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'write_file',
+      description: 'Write a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+    },
+  },
 ];
 
 /** The prompt ids vLLM would send the model: the Qwen3 template rendered (thinking on) and tokenized whole. */
@@ -46,22 +60,53 @@ export interface RecordedCompletion {
 export function recordChatCall(context: CallContext, call: RecordedCompletion): string {
   const body = { model: 'Qwen/Qwen3-8B', messages: structuredClone(context.messages), tools: FILE_TOOLS };
   const { callId } = context.store.beginCall({
-    sessionId: context.sessionId, frontDoor: 'openai-chat', path: '/v1/chat/completions', requestedModel: 'Qwen/Qwen3-8B', backendModel: 'Qwen/Qwen3-8B',
-    stream: false, requestBody: body, backendRequestBody: { ...body, return_token_ids: true, logprobs: true }, samplingParams: {}, metadata: {},
-    startedAt: Date.now(), policyVersion: context.policyVersion,
+    sessionId: context.sessionId,
+    frontDoor: 'openai-chat',
+    path: '/v1/chat/completions',
+    requestedModel: 'Qwen/Qwen3-8B',
+    backendModel: 'Qwen/Qwen3-8B',
+    stream: false,
+    requestBody: body,
+    backendRequestBody: { ...body, return_token_ids: true, logprobs: true },
+    samplingParams: {},
+    metadata: {},
+    startedAt: Date.now(),
+    policyVersion: context.policyVersion,
   });
   const toolCalls = call.reply.toolCalls.map((toolCall, index) => ({
     id: `chatcmpl-tool-${context.seed}-${index}`,
     type: 'function',
-    function: { name: toolCall.name, arguments: call.compactArguments === true ? JSON.stringify(toolCall.arguments) : JSON.stringify(toolCall.arguments).replaceAll('":"', '": "').replaceAll('","', '", "') },
+    function: {
+      name: toolCall.name,
+      arguments:
+        call.compactArguments === true
+          ? JSON.stringify(toolCall.arguments)
+          : JSON.stringify(toolCall.arguments).replaceAll('":"', '": "').replaceAll('","', '", "'),
+    },
   }));
-  const message = { role: 'assistant', content: call.reply.content ?? null, reasoning: call.reply.reasoning === undefined ? undefined : `\n${call.reply.reasoning}\n`, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+  const message = {
+    role: 'assistant',
+    content: call.reply.content ?? null,
+    reasoning: call.reply.reasoning === undefined ? undefined : `\n${call.reply.reasoning}\n`,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+  };
   const logprobs = Float32Array.from(call.completion, (_, index) => -(((context.seed * 31 + index * 17) % 1000) / 250) - 0.001);
   context.store.finishCall(callId, {
-    status: call.status ?? 'ok', tokenSource: 'backend', promptTokenIds: context.prompt, completionTokenIds: call.completion, completionLogprobs: logprobs,
-    finishReason: call.finishReason === undefined ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : call.finishReason, stopReason: null,
+    status: call.status ?? 'ok',
+    tokenSource: 'backend',
+    promptTokenIds: context.prompt,
+    completionTokenIds: call.completion,
+    completionLogprobs: logprobs,
+    finishReason: call.finishReason === undefined ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : call.finishReason,
+    stopReason: null,
     responseBody: { choices: [{ index: 0, message, finish_reason: call.finishReason ?? 'stop' }] },
-    usage: null, error: null, httpStatus: 200, flags: call.flags ?? [], timeToFirstTokenMs: 1, totalMs: 2, endedAt: Date.now(),
+    usage: null,
+    error: null,
+    httpStatus: 200,
+    flags: call.flags ?? [],
+    timeToFirstTokenMs: 1,
+    totalMs: 2,
+    endedAt: Date.now(),
   });
   return callId;
 }

@@ -71,13 +71,20 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
   let anyRecorded = false;
   for (const step of plan.steps) {
     const agent = agents[step.agent] as AgentState;
-    if (agent.messages.length === 0) agent.messages = [{ role: 'system', content: agent.system }, { role: 'user', content: `Task ${step.agent}: tidy the notes.` }];
+    if (agent.messages.length === 0)
+      agent.messages = [
+        { role: 'system', content: agent.system },
+        { role: 'user', content: `Task ${step.agent}: tidy the notes.` },
+      ];
     if (agent.previous !== null && applyHistoryDrift(agent.messages, step.historyDrift, counter)) {
       agent.pending = { kind: 'history-edited', exact: false };
       agent.edited = true;
     }
     let drift = effectiveReplyDrift(step, agent.messages);
-    const reply = drift === 'length-cut' || drift === 'length-cut-edited' ? { content: `${step.reply.content ?? 'Writing the notes now.'} And more words follow here.`, toolCalls: [] } : step.reply;
+    const reply =
+      drift === 'length-cut' || drift === 'length-cut-edited'
+        ? { content: `${step.reply.content ?? 'Writing the notes now.'} And more words follow here.`, toolCalls: [] }
+        : step.reply;
     const prompt = renderPrompt(tokenizer, agent.messages);
     const context = { store, sessionId, messages: agent.messages, prompt, policyVersion: step.policyVersion, seed: counter++ };
     let completion: Int32Array = Int32Array.from([...tokenizer.encode(replyText(reply, drift)), IM_END]);
@@ -87,7 +94,14 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
       else completion = split;
     }
     if (drift === 'abort-retry') {
-      recorded.aborted.push(recordChatCall(context, { completion: completion.subarray(0, Math.max(1, completion.length >> 2)), reply, status: 'aborted', finishReason: null }));
+      recorded.aborted.push(
+        recordChatCall(context, {
+          completion: completion.subarray(0, Math.max(1, completion.length >> 2)),
+          reply,
+          status: 'aborted',
+          finishReason: null,
+        }),
+      );
       anyRecorded = true;
     }
     if (drift === 'length-cut' || drift === 'length-cut-edited') completion = completion.subarray(0, Math.max(2, completion.length >> 1));
@@ -113,7 +127,14 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
         const again = { ...reply, content: reply.content === undefined ? 'Once more.' : `${reply.content} Once more.` };
         const againCompletion = Int32Array.from([...tokenizer.encode(replyText(again, 'none')), IM_END]);
         const againId = recordChatCall({ ...context, seed: counter++ }, { completion: againCompletion, reply: again });
-        recorded.expectations.push({ callId: againId, outcome: 'break', previousCallId: id, kinds: ['parallel-branch'], againstCallId: id, position: prompt.length });
+        recorded.expectations.push({
+          callId: againId,
+          outcome: 'break',
+          previousCallId: id,
+          kinds: ['parallel-branch'],
+          againstCallId: id,
+          position: prompt.length,
+        });
         recorded.trainable.push(againId);
         settle(agent, againId, prompt, againCompletion, null);
         appendTurn(agent.messages, again, drift, counter++);
@@ -126,7 +147,10 @@ export function recordPlannedSession(store: Store, tokenizer: HfTokenizer, sessi
 }
 
 function replyText(reply: PlannedReply, drift: ReplyDrift): string {
-  const toolCalls = reply.toolCalls.map((call) => ({ name: call.name, arguments: drift === 'json-reformat' ? JSON.stringify(call.arguments) : call.arguments }));
+  const toolCalls = reply.toolCalls.map((call) => ({
+    name: call.name,
+    arguments: drift === 'json-reformat' ? JSON.stringify(call.arguments) : call.arguments,
+  }));
   return renderReplyText({ ...reply, toolCalls }, { thinking: true });
 }
 
@@ -150,12 +174,22 @@ function settle(agent: AgentState, id: string, prompt: Int32Array, completion: I
 
 function expectationFor(agent: AgentState, callId: string, prompt: Int32Array, anyRecorded: boolean): Expectation {
   const previous = agent.previous;
-  if (previous === null) return anyRecorded ? { callId, outcome: 'break', previousCallId: null, kinds: ['parallel-branch'] } : { callId, outcome: 'first', previousCallId: null };
+  if (previous === null)
+    return anyRecorded
+      ? { callId, outcome: 'break', previousCallId: null, kinds: ['parallel-branch'] }
+      : { callId, outcome: 'first', previousCallId: null };
   let shared = 0;
   while (shared < prompt.length && shared < previous.sequence.length && prompt[shared] === previous.sequence[shared]) shared++;
   const exactly = { againstCallId: previous.id, position: shared };
-  if (shared === previous.sequence.length && (agent.pending === null || agent.pending.kinds !== undefined)) return { callId, outcome: 'join', previousCallId: previous.id };
-  if (agent.pending === null && agent.edited === true) return { callId, outcome: 'break', previousCallId: previous.id, kinds: ['template-rerender', 'history-edited', ...(agent.cutBefore === true ? ['truncated-completion' as const] : [])] };
+  if (shared === previous.sequence.length && (agent.pending === null || agent.pending.kinds !== undefined))
+    return { callId, outcome: 'join', previousCallId: previous.id };
+  if (agent.pending === null && agent.edited === true)
+    return {
+      callId,
+      outcome: 'break',
+      previousCallId: previous.id,
+      kinds: ['template-rerender', 'history-edited', ...(agent.cutBefore === true ? ['truncated-completion' as const] : [])],
+    };
   if (agent.pending === null) return { callId, outcome: 'break', previousCallId: previous.id, kinds: ['template-rerender'], ...exactly };
   const kinds = [...(agent.pending.kinds ?? [agent.pending.kind])];
   // After a flagged call an edited history no longer goes into that call's reply, so the break is told against the

@@ -19,7 +19,10 @@ export interface RawCall {
 
 /** Writes one finished call through the store API, as the gateway's recorder would, and returns its id. */
 export function recordRawCall(store: Store, sessionId: string, call: RawCall): string {
-  const body = call.messages === undefined ? { model: 'm', prompt: 'raw' } : { model: 'm', messages: call.messages, ...(call.tools === undefined ? {} : { tools: call.tools }) };
+  const body =
+    call.messages === undefined
+      ? { model: 'm', prompt: 'raw' }
+      : { model: 'm', messages: call.messages, ...(call.tools === undefined ? {} : { tools: call.tools }) };
   const { callId } = store.beginCall({
     sessionId,
     frontDoor: 'openai-chat',
@@ -35,7 +38,12 @@ export function recordRawCall(store: Store, sessionId: string, call: RawCall): s
     policyVersion: call.policyVersion ?? null,
   });
   const completion = call.completion;
-  const logprobs = call.logprobs !== undefined ? call.logprobs : completion === null ? null : Array.from(completion, (_, index) => -0.125 * (index + 1) - 0.0001 * (completion[0] ?? 0));
+  const logprobs =
+    call.logprobs !== undefined
+      ? call.logprobs
+      : completion === null
+        ? null
+        : Array.from(completion, (_, index) => -0.125 * (index + 1) - 0.0001 * (completion[0] ?? 0));
   store.finishCall(callId, {
     status: call.status ?? 'ok',
     tokenSource: call.tokenSource ?? 'backend',
@@ -44,7 +52,9 @@ export function recordRawCall(store: Store, sessionId: string, call: RawCall): s
     completionLogprobs: logprobs,
     finishReason: call.finishReason === undefined ? 'stop' : call.finishReason,
     stopReason: null,
-    responseBody: { choices: [{ index: 0, message: call.reply ?? { role: 'assistant', content: 'reply' }, finish_reason: call.finishReason ?? 'stop' }] },
+    responseBody: {
+      choices: [{ index: 0, message: call.reply ?? { role: 'assistant', content: 'reply' }, finish_reason: call.finishReason ?? 'stop' }],
+    },
     usage: null,
     error: null,
     httpStatus: 200,

@@ -7,13 +7,25 @@ import type { SimScript } from '../../sim/index.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import type { AssistantMessage } from './chat-through-gateway.js';
 
-const READ_TOOL = { type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } };
+const READ_TOOL = {
+  type: 'function',
+  function: {
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+};
 
 /** A tool call, then an answer: within one user turn the second prompt extends the first, so merge makes one sample. */
 const SCRIPT: SimScript = {
   replies: [
     { match: { lastToolResultContains: 'tokens' }, times: 'forever', reasoning: 'The file says it.', content: 'It says: tokens.' },
-    { match: { lastUserContains: 'notes.txt' }, times: 'forever', reasoning: 'I should read it.', toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+    {
+      match: { lastUserContains: 'notes.txt' },
+      times: 'forever',
+      reasoning: 'I should read it.',
+      toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+    },
   ],
   otherwise: 'error',
 };
@@ -42,7 +54,10 @@ async function toolTurn(session: RolloutSession, between: () => Promise<unknown>
   const call = first.tool_calls?.[0];
   if (call === undefined) throw new Error('no tool call');
   // sent back as vLLM returned it: reasoning kept, the whitespace-only content dropped (test/reconstruct/qwen3-thinking-trajectory)
-  messages.push({ role: 'assistant', content: null, reasoning: first.reasoning, tool_calls: first.tool_calls }, { role: 'tool', tool_call_id: call.id, content: 'tokens' });
+  messages.push(
+    { role: 'assistant', content: null, reasoning: first.reasoning, tool_calls: first.tool_calls },
+    { role: 'tool', tool_call_id: call.id, content: 'tokens' },
+  );
   await between();
   await chat(session, messages);
 }
@@ -51,9 +66,12 @@ describe('samples of rollout sessions', () => {
   it('carry per-token policy versions across a version change mid-session (merge), set over HTTP', async () => {
     setup = await startGatewayWithSim({ script: SCRIPT }, { adminToken: 'admin-token-for-tests-0123456789' });
     const { gateway, url } = setup;
-    const setVersion = (version: string): Promise<Response> => fetch(`${url}/tokentap/v1/policy-version`, {
-      method: 'PUT', headers: { 'content-type': 'application/json', authorization: 'Bearer admin-token-for-tests-0123456789' }, body: JSON.stringify({ version }),
-    });
+    const setVersion = (version: string): Promise<Response> =>
+      fetch(`${url}/tokentap/v1/policy-version`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer admin-token-for-tests-0123456789' },
+        body: JSON.stringify({ version }),
+      });
     await setVersion('step-1');
     const session = await gateway.createSession();
     await toolTurn(session, () => setVersion('step-2'));
@@ -87,8 +105,13 @@ describe('samples of rollout sessions', () => {
     await session.end('truncated');
     const [sample] = [...iterateSamples(gateway.store, { sessionIds: [session.id] })];
     expect(sample).toMatchObject({
-      rolloutId: session.id, groupId: 'task-3', reward: 1.5, rewardComponents: { correct: 1, format: 0.5 },
-      callRewards: [{ callId: second!.id, value: -1 }], status: 'truncated', callIds: [first!.id, second!.id],
+      rolloutId: session.id,
+      groupId: 'task-3',
+      reward: 1.5,
+      rewardComponents: { correct: 1, format: 0.5 },
+      callRewards: [{ callId: second!.id, value: -1 }],
+      status: 'truncated',
+      callIds: [first!.id, second!.id],
     });
     expect(new Set(sample!.policyVersions)).toEqual(new Set([null, 'v1', 'v2']));
   });
@@ -96,7 +119,9 @@ describe('samples of rollout sessions', () => {
   it('of sessions made by a base URL alone stay as they were: no group, no reward, the chain status', async () => {
     setup = await startGatewayWithSim({ script: SCRIPT });
     const response = await fetch(`${setup.openaiBase('plain')}/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'notes.txt?' }], tools: [READ_TOOL] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'notes.txt?' }], tools: [READ_TOOL] }),
     });
     expect(response.status).toBe(200);
     const [sample] = reconstructSession(setup.gateway.store, 'plain');

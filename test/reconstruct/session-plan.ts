@@ -24,7 +24,8 @@ export interface PlannedReply {
  * - `length-cut` / `length-cut-edited`: the reply hits max tokens; the harness sends the partial text back as is,
  *   or with a marker put before it.
  */
-export type ReplyDrift = 'none' | 'strip-think' | 'json-reformat' | 'retokenize-reply' | 'flag' | 'abort-retry' | 'retry' | 'length-cut' | 'length-cut-edited';
+export type ReplyDrift =
+  'none' | 'strip-think' | 'json-reformat' | 'retokenize-reply' | 'flag' | 'abort-retry' | 'retry' | 'length-cut' | 'length-cut-edited';
 
 /** Drift the harness applies to its history before a call: compaction into a summary, or dropping the oldest turn. */
 export type HistoryDrift = 'none' | 'compaction' | 'truncate-history';
@@ -43,7 +44,24 @@ export interface SessionPlan {
   steps: PlannedStep[];
 }
 
-const WORDS = ['file', 'notes', 'the', 'check', 'value', 'read', 'write', 'config', 'tokens', 'result', 'path', 'next', 'test', 'build', 'module', 'error'];
+const WORDS = [
+  'file',
+  'notes',
+  'the',
+  'check',
+  'value',
+  'read',
+  'write',
+  'config',
+  'tokens',
+  'result',
+  'path',
+  'next',
+  'test',
+  'build',
+  'module',
+  'error',
+];
 
 const sentence = fc
   .array(fc.constantFrom(...WORDS), { minLength: 2, maxLength: 9 })
@@ -51,17 +69,21 @@ const sentence = fc
 
 const toolCall: fc.Arbitrary<PlannedToolCall> = fc.oneof(
   fc.constantFrom(...WORDS).map((word) => ({ name: 'read_file' as const, arguments: { path: `${word}.txt` } })),
-  fc.tuple(fc.constantFrom(...WORDS), sentence).map(([word, text]) => ({ name: 'write_file' as const, arguments: { path: `${word}.md`, content: text } })),
+  fc
+    .tuple(fc.constantFrom(...WORDS), sentence)
+    .map(([word, text]) => ({ name: 'write_file' as const, arguments: { path: `${word}.md`, content: text } })),
 );
 
-const reply: fc.Arbitrary<PlannedReply> = fc.record(
-  {
-    reasoning: fc.array(sentence, { minLength: 1, maxLength: 3 }).map((sentences) => sentences.join(' ')),
-    content: fc.array(sentence, { minLength: 1, maxLength: 3 }).map((sentences) => sentences.join(' ')),
-    toolCalls: fc.array(toolCall, { maxLength: 2 }),
-  },
-  { requiredKeys: ['toolCalls'] },
-).map((planned) => (planned.content === undefined && planned.toolCalls.length === 0 ? { ...planned, content: 'Nothing left to do.' } : planned));
+const reply: fc.Arbitrary<PlannedReply> = fc
+  .record(
+    {
+      reasoning: fc.array(sentence, { minLength: 1, maxLength: 3 }).map((sentences) => sentences.join(' ')),
+      content: fc.array(sentence, { minLength: 1, maxLength: 3 }).map((sentences) => sentences.join(' ')),
+      toolCalls: fc.array(toolCall, { maxLength: 2 }),
+    },
+    { requiredKeys: ['toolCalls'] },
+  )
+  .map((planned) => (planned.content === undefined && planned.toolCalls.length === 0 ? { ...planned, content: 'Nothing left to do.' } : planned));
 
 const replyDrift = fc.oneof(
   { weight: 8, arbitrary: fc.constant<ReplyDrift>('none') },
@@ -96,8 +118,18 @@ export function sessionPlan(options: { maxSteps: number }): fc.Arbitrary<Session
   );
 }
 
-const plannedReply = (content: string, toolCalls: PlannedToolCall[] = []): PlannedReply => ({ reasoning: 'Read the notes first, then write the result.', content, toolCalls });
-const plannedStep = (agent: number, reply: PlannedReply, replyDrift: ReplyDrift = 'none', historyDrift: HistoryDrift = 'none'): PlannedStep => ({ agent, reply, replyDrift, historyDrift, policyVersion: null });
+const plannedReply = (content: string, toolCalls: PlannedToolCall[] = []): PlannedReply => ({
+  reasoning: 'Read the notes first, then write the result.',
+  content,
+  toolCalls,
+});
+const plannedStep = (agent: number, reply: PlannedReply, replyDrift: ReplyDrift = 'none', historyDrift: HistoryDrift = 'none'): PlannedStep => ({
+  agent,
+  reply,
+  replyDrift,
+  historyDrift,
+  policyVersion: null,
+});
 
 /**
  * One fixed session that injects every kind of drift the reconstruction names, each followed by a call that shows
@@ -107,7 +139,11 @@ export const EVERY_DRIFT_PLAN: SessionPlan = {
   agents: 2,
   steps: [
     plannedStep(0, plannedReply('Reading the config file.', [{ name: 'read_file', arguments: { path: 'config.txt' } }])),
-    plannedStep(0, plannedReply('Writing the notes now.', [{ name: 'write_file', arguments: { path: 'notes.md', content: 'The build passed.' } }]), 'strip-think'),
+    plannedStep(
+      0,
+      plannedReply('Writing the notes now.', [{ name: 'write_file', arguments: { path: 'notes.md', content: 'The build passed.' } }]),
+      'strip-think',
+    ),
     // a reply with tool calls: the template keeps its reasoning, so the split token is the only drift
     plannedStep(0, plannedReply('Reading the result module.', [{ name: 'read_file', arguments: { path: 'result.txt' } }]), 'retokenize-reply'),
     plannedStep(0, plannedReply('The notes are written.')),

@@ -55,7 +55,9 @@ describe('verifySample', () => {
 
   it('fails when one mask bit is flipped, either way', () => {
     expect(errorsOf(mutate(merged, (copy) => void (copy.lossMask[3] = 0)))).toEqual([expect.stringContaining('sampled token 3 has mask 0')]);
-    expect(errorsOf(mutate(merged, (copy) => void (copy.lossMask[5] = 1)))).toEqual([expect.stringContaining('token 5 has mask 1 but none of the calls sampled it')]);
+    expect(errorsOf(mutate(merged, (copy) => void (copy.lossMask[5] = 1)))).toEqual([
+      expect.stringContaining('token 5 has mask 1 but none of the calls sampled it'),
+    ]);
   });
 
   it('fails when the logprobs are shifted by one position', () => {
@@ -75,7 +77,9 @@ describe('verifySample', () => {
     });
     expect(errorsOf(ulp)).toEqual([expect.stringContaining('token 4 has logprob')]);
     expect(errorsOf(mutate(merged, (copy) => void (copy.logprobs[0] = -0.5)))).toEqual(['context token 0 has logprob -0.5, not 0']);
-    expect(errorsOf(mutate(merged, (copy) => void (copy.policyVersions[7] = 'v1')))).toEqual([expect.stringContaining('token 7 has policy version v1, the call v2')]);
+    expect(errorsOf(mutate(merged, (copy) => void (copy.policyVersions[7] = 'v1')))).toEqual([
+      expect.stringContaining('token 7 has policy version v1, the call v2'),
+    ]);
     expect(errorsOf(mutate(merged, (copy) => void (copy.policyVersions[0] = 'v1')))).toEqual(['context token 0 has policy version v1']);
   });
 
@@ -98,7 +102,9 @@ describe('verifySample', () => {
   });
 
   it('fails when a call is left out, listed out of order, or from another session', () => {
-    expect(errorsOf(mutate(merged, (copy) => void copy.callIds.splice(1, 1))).join('\n')).toMatch(/token 7 has mask 1 but none of the calls sampled it/);
+    expect(errorsOf(mutate(merged, (copy) => void copy.callIds.splice(1, 1))).join('\n')).toMatch(
+      /token 7 has mask 1 but none of the calls sampled it/,
+    );
     expect(errorsOf(mutate(merged, (copy) => void copy.callIds.reverse())).join('\n')).toMatch(/not in call order/);
     const other = recordRawCall(store, 'other', { prompt: [10, 11, 12], completion: [13, 14] });
     const foreign = mutate(merged, (copy) => void (copy.callIds[0] = other));
@@ -107,24 +113,36 @@ describe('verifySample', () => {
   });
 
   it('refuses to train a flagged call even when its ids line up, and refuses unfaithful samples', () => {
-    const flagged = recordRawCall(store, 's', { prompt: [10, 11, 12], completion: [13, 14], flags: ['completion_ids_mismatch_usage'], policyVersion: 'v1' });
+    const flagged = recordRawCall(store, 's', {
+      prompt: [10, 11, 12],
+      completion: [13, 14],
+      flags: ['completion_ids_mismatch_usage'],
+      policyVersion: 'v1',
+    });
     const rows = store.listCalls('s');
     const [perCall] = reconstructSession(store, 's', { strategy: 'per-call' }) as [Sample];
-    expect(errorsOf(mutate(perCall, (copy) => void (copy.callIds = [flagged])), rows)).toEqual(expect.arrayContaining([expect.stringContaining('is flagged completion_ids_mismatch_usage')]));
+    expect(
+      errorsOf(
+        mutate(perCall, (copy) => void (copy.callIds = [flagged])),
+        rows,
+      ),
+    ).toEqual(expect.arrayContaining([expect.stringContaining('is flagged completion_ids_mismatch_usage')]));
     expect(errorsOf(mutate(merged, (copy) => void (copy.faithful = false)))).toEqual([expect.stringContaining('not faithful')]);
     expect(errorsOf(mutate(merged, (copy) => void (copy.promptLength = 4)))).toEqual(["promptLength is 4, the first call's prompt has 3 ids"]);
   });
 
   it('fails on any single changed token, mask bit, logprob or policy version (property)', () => {
     const field = fc.constantFrom('token', 'mask', 'logprob', 'version');
-    fc.assert(fc.property(field, fc.nat({ max: merged.tokens.length - 1 }), (kind, at) => {
-      const broken = mutate(merged, (copy) => {
-        if (kind === 'token') copy.tokens[at] = (copy.tokens[at] as number) + 1000;
-        else if (kind === 'mask') copy.lossMask[at] = 1 - (copy.lossMask[at] as number);
-        else if (kind === 'logprob') copy.logprobs[at] = (copy.logprobs[at] as number) - 0.25;
-        else copy.policyVersions[at] = 'v9';
-      });
-      expect(verifySample(broken, calls).ok).toBe(false);
-    }));
+    fc.assert(
+      fc.property(field, fc.nat({ max: merged.tokens.length - 1 }), (kind, at) => {
+        const broken = mutate(merged, (copy) => {
+          if (kind === 'token') copy.tokens[at] = (copy.tokens[at] as number) + 1000;
+          else if (kind === 'mask') copy.lossMask[at] = 1 - (copy.lossMask[at] as number);
+          else if (kind === 'logprob') copy.logprobs[at] = (copy.logprobs[at] as number) - 0.25;
+          else copy.policyVersions[at] = 'v9';
+        });
+        expect(verifySample(broken, calls).ok).toBe(false);
+      }),
+    );
   });
 });

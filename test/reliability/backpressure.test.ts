@@ -29,7 +29,9 @@ interface Watched {
 }
 
 /** Watches the next request a node HTTP server answers, counting what it buffers in user space before each write. */
-function watchNextResponse(server: { on(event: 'request', listener: (request: IncomingMessage, response: ServerResponse) => void): unknown }): Watched {
+function watchNextResponse(server: {
+  on(event: 'request', listener: (request: IncomingMessage, response: ServerResponse) => void): unknown;
+}): Watched {
   const watched: Watched = { response: undefined, finished: false, largestBufferBeforeWrite: 0 };
   server.on('request', (_request, response) => {
     if (watched.response !== undefined) return;
@@ -55,9 +57,17 @@ async function startLongReply(): Promise<GatewayWithSim> {
 /** Sends a streamed chat call and resolves with the response, not reading its body (it starts paused). */
 async function openStream(url: string, session: string): Promise<IncomingMessage> {
   const body = JSON.stringify({
-    model: 'Qwen/Qwen3-8B', stream: true, max_tokens: REPLY_TOKENS, logprobs: true, top_logprobs: 20, messages: [{ role: 'user', content: 'Write a very long answer.' }],
+    model: 'Qwen/Qwen3-8B',
+    stream: true,
+    max_tokens: REPLY_TOKENS,
+    logprobs: true,
+    top_logprobs: 20,
+    messages: [{ role: 'user', content: 'Write a very long answer.' }],
   });
-  const request = httpRequest(`${url}/s/${session}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+  const request = httpRequest(`${url}/s/${session}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+  });
   request.end(body);
   const [response] = (await once(request, 'response')) as [IncomingMessage];
   return response;
@@ -65,7 +75,10 @@ async function openStream(url: string, session: string): Promise<IncomingMessage
 
 /** The content tokens of an OpenAI chat stream, its finish reason and whether it ended with `data: [DONE]`. */
 function readChatStream(text: string): { contentChunks: number; finishReason: string | null; done: boolean } {
-  const events = text.split('\n\n').map((event) => event.trim()).filter((event) => event !== '');
+  const events = text
+    .split('\n\n')
+    .map((event) => event.trim())
+    .filter((event) => event !== '');
   let contentChunks = 0;
   let finishReason: string | null = null;
   for (const event of events) {
@@ -87,11 +100,14 @@ describe('backpressure from a slow harness', () => {
     expect(response.statusCode).toBe(200);
 
     // the whole chain stalls: the gateway's socket to the harness is full and so is the simulator's to the gateway
-    await vi.waitFor(() => {
-      if (atBackend.finished) throw new Error('stop polling: the simulator wrote its whole stream');
-      expect(atGateway.response?.writableNeedDrain).toBe(true);
-      expect(atBackend.response?.writableNeedDrain).toBe(true);
-    }, { timeout: 60_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        if (atBackend.finished) throw new Error('stop polling: the simulator wrote its whole stream');
+        expect(atGateway.response?.writableNeedDrain).toBe(true);
+        expect(atBackend.response?.writableNeedDrain).toBe(true);
+      },
+      { timeout: 60_000, interval: 20 },
+    );
     expect(atBackend.finished).toBe(false);
     const backendBytesAtStall = atBackend.response!.socket!.bytesWritten;
     // the gateway never wrote more to the harness while earlier bytes were still queued in its own memory
@@ -126,19 +142,25 @@ describe('backpressure from a slow harness', () => {
     const atGateway = watchNextResponse(gateway.app.server);
     const cancelled = new Promise<void>((resolve) => sim.on('cancel', () => resolve()));
     const response = await openStream(url, 'leaves-while-stalled');
-    await vi.waitFor(() => {
-      if (atBackend.finished) throw new Error('stop polling: the simulator wrote its whole stream');
-      expect(atGateway.response?.writableNeedDrain).toBe(true);
-      expect(atBackend.response?.writableNeedDrain).toBe(true);
-    }, { timeout: 60_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        if (atBackend.finished) throw new Error('stop polling: the simulator wrote its whole stream');
+        expect(atGateway.response?.writableNeedDrain).toBe(true);
+        expect(atBackend.response?.writableNeedDrain).toBe(true);
+      },
+      { timeout: 60_000, interval: 20 },
+    );
 
     response.destroy();
     await cancelled;
     const callId = response.headers['x-tokentap-call-id'] as string;
-    const row = await vi.waitUntil(() => {
-      const call = gateway.store.getCall(callId);
-      return call?.status === 'in_progress' ? null : call;
-    }, { timeout: 10_000 });
+    const row = await vi.waitUntil(
+      () => {
+        const call = gateway.store.getCall(callId);
+        return call?.status === 'in_progress' ? null : call;
+      },
+      { timeout: 10_000 },
+    );
     expect(row?.status).toBe('aborted');
     expect(atBackend.finished).toBe(false);
     const generated = sim.log.at(-1)!;

@@ -7,7 +7,8 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { closedPort } from '../helpers/closed-port.js';
 
 /** About 30 tokens: at 5 tokens/s a stream of it lasts six seconds, long enough to start another gateway process in its middle on a loaded 2-core machine (one start took 2.7 s there: at 20 tokens/s the stream had ended). */
-const REPLY = 'This answer is still streaming from the first gateway while a second one starts on the same database file, and it must be recorded in full.';
+const REPLY =
+  'This answer is still streaming from the first gateway while a second one starts on the same database file, and it must be recorded in full.';
 
 let temp: ReturnType<typeof makeTempDir> | undefined;
 let sim: SimBackend | undefined;
@@ -81,7 +82,10 @@ describe('several gateways on one database', () => {
     const next = await startStream(replacement.url, 'rolling');
     await next.rest();
     const calls = readCalls(db, 'rolling');
-    expect(calls.map((call) => [call.id, call.seq, call.status])).toEqual([[stream.callId, 1, 'ok'], [next.callId, 2, 'ok']]);
+    expect(calls.map((call) => [call.id, call.seq, call.status])).toEqual([
+      [stream.callId, 1, 'ok'],
+      [next.callId, 2, 'ok'],
+    ]);
     for (const [index, call] of calls.entries()) {
       expect(Array.from(call.promptTokenIds!)).toEqual(sim!.log[index]!.promptTokenIds);
       expect(Array.from(call.completionTokenIds!)).toEqual(sim!.log[index]!.completionTokenIds);

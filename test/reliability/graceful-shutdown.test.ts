@@ -7,7 +7,8 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { closedPort } from '../helpers/closed-port.js';
 
 /** 30 words: at 20 tokens/s the stream takes over a second and a half, long enough to signal in its middle. */
-const SHORT_REPLY = 'The gateway keeps streaming this answer to the end while it shuts down, then records it and closes the store before it exits with code zero.';
+const SHORT_REPLY =
+  'The gateway keeps streaming this answer to the end while it shuts down, then records it and closes the store before it exits with code zero.';
 /** Hundreds of tokens: ten seconds and more at 20 tokens/s, far past a 200 ms shutdown timeout. */
 const LONG_REPLY = Array.from({ length: 40 }, (_, index) => `Sentence ${index} of a long answer that the shutdown timeout cuts.`).join(' ');
 
@@ -30,10 +31,20 @@ async function startServe(shutdownTimeoutMs: number): Promise<{ gateway: Gateway
     fast: true,
     acceptAnyModel: true,
     tokensPerSecond: 20,
-    script: { replies: [{ match: { lastUserContains: 'short' }, content: SHORT_REPLY, times: 'forever' }, { content: LONG_REPLY, times: 'forever' }] },
+    script: {
+      replies: [
+        { match: { lastUserContains: 'short' }, content: SHORT_REPLY, times: 'forever' },
+        { content: LONG_REPLY, times: 'forever' },
+      ],
+    },
   });
   const db = temp.file('shutdown.db');
-  gateway = await startGatewayProcess({ backendUrl: await sim.listen(), db, port: await closedPort(), args: ['--shutdown-timeout-ms', String(shutdownTimeoutMs)] });
+  gateway = await startGatewayProcess({
+    backendUrl: await sim.listen(),
+    db,
+    port: await closedPort(),
+    args: ['--shutdown-timeout-ms', String(shutdownTimeoutMs)],
+  });
   return { gateway, sim, db };
 }
 
@@ -59,10 +70,14 @@ async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>, first: 
 
 /** The content a chat stream carried, joined from its deltas. */
 function streamedContent(text: string): string {
-  return text.split('\n').filter((line) => line.startsWith('data: {')).map((line) => {
-    const chunk = JSON.parse(line.slice('data: '.length)) as { choices?: Array<{ delta?: { content?: string } }> };
-    return chunk.choices?.[0]?.delta?.content ?? '';
-  }).join('');
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: {'))
+    .map((line) => {
+      const chunk = JSON.parse(line.slice('data: '.length)) as { choices?: Array<{ delta?: { content?: string } }> };
+      return chunk.choices?.[0]?.delta?.content ?? '';
+    })
+    .join('');
 }
 
 /** A request sent while draining: refused, either at the socket (no longer listening) or with 503 in OpenAI's shape. */
@@ -71,7 +86,8 @@ async function expectRefused(url: string): Promise<void> {
     async (response) => ({ status: response.status, body: (await response.json()) as unknown }),
     (error: unknown) => ({ code: ((error as Error).cause as { code?: string } | undefined)?.code }),
   );
-  if ('status' in outcome) expect(outcome).toEqual({ status: 503, body: { error: expect.objectContaining({ code: 'TT_SHUTTING_DOWN', type: 'api_error' }) } });
+  if ('status' in outcome)
+    expect(outcome).toEqual({ status: 503, body: { error: expect.objectContaining({ code: 'TT_SHUTTING_DOWN', type: 'api_error' }) } });
   else expect(outcome.code).toBe('ECONNREFUSED');
 }
 
@@ -100,7 +116,7 @@ describe('tokentap serve shuts down gracefully', () => {
     expect(Array.from(calls[0]!.completionLogprobs!)).toEqual(record.logprobs.map((logprob) => Math.fround(logprob)));
   });
 
-  it('answers a request arriving on an open connection during the drain with 503 TT_SHUTTING_DOWN in OpenAI\'s shape and closes that connection', async () => {
+  it("answers a request arriving on an open connection during the drain with 503 TT_SHUTTING_DOWN in OpenAI's shape and closes that connection", async () => {
     const { gateway, db } = await startServe(30_000);
     const socket = connect(Number(new URL(gateway.url).port), '127.0.0.1');
     let received = '';
@@ -109,8 +125,10 @@ describe('tokentap serve shuts down gracefully', () => {
       received += chunk.toString('utf8');
     });
     const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    const body = (content: string, stream: boolean): string => JSON.stringify({ model: 'Qwen/Qwen3-8B', stream, messages: [{ role: 'user', content }] });
-    const request = (payload: string): string => `POST /s/shutdown/v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
+    const body = (content: string, stream: boolean): string =>
+      JSON.stringify({ model: 'Qwen/Qwen3-8B', stream, messages: [{ role: 'user', content }] });
+    const request = (payload: string): string =>
+      `POST /s/shutdown/v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
     socket.write(request(body('short', true)));
     await firstBytes; // the stream is under way on this connection, so the drain does not close it
     gateway.child.kill('SIGTERM');

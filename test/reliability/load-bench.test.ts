@@ -29,7 +29,11 @@ async function streamTokens(url: string): Promise<number> {
   expect(response.status).toBe(200);
   const text = await response.text();
   expect(text).toContain('data: [DONE]');
-  return text.split('\n').filter((line) => line.startsWith('data: {')).flatMap((line) => (JSON.parse(line.slice(6)) as { choices: { token_ids?: number[] }[] }).choices.flatMap((choice) => choice.token_ids ?? [])).length;
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: {'))
+    .flatMap((line) => (JSON.parse(line.slice(6)) as { choices: { token_ids?: number[] }[] }).choices.flatMap((choice) => choice.token_ids ?? []))
+    .length;
 }
 
 describe('the load bench', () => {
@@ -46,9 +50,29 @@ describe('the load bench', () => {
   }, 60_000);
 
   it('a short run through tokentap serve exits 0 with no error, no lost call, and reports the main thread', async () => {
-    const { stdout } = await run(process.execPath, [
-      'dist/bench/load.js', '--sessions', '4', '--minutes', '0.1', '--tokens', '20', '--rate', '100', '--stream-interval', '3', '--system-tokens', '300', '--sim-workers', '2', '--work-dir', workDir,
-    ], { timeout: 90_000 });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        'dist/bench/load.js',
+        '--sessions',
+        '4',
+        '--minutes',
+        '0.1',
+        '--tokens',
+        '20',
+        '--rate',
+        '100',
+        '--stream-interval',
+        '3',
+        '--system-tokens',
+        '300',
+        '--sim-workers',
+        '2',
+        '--work-dir',
+        workDir,
+      ],
+      { timeout: 90_000 },
+    );
     expect(stdout).toMatch(/^errors: +0$/m);
     expect(stdout).toMatch(/^lost calls: +0 \((\d+) received in full; \1 ok in the store with as many completion ids; 0 with another count/m);
     expect(stdout).toMatch(/main thread \d+\.\d+ cores, \d+\.\d+ ms per call\), simulator [\d.]+ s \([\d.]+ cores, 2 processes\)/);
@@ -57,14 +81,40 @@ describe('the load bench', () => {
 
   it('with --gateways 2 the sessions share one database through two gateways, both record, nothing is lost', async () => {
     const dir = join(workDir, 'two-gateways');
-    const { stdout } = await run(process.execPath, [
-      'dist/bench/load.js', '--sessions', '6', '--minutes', '0.1', '--tokens', '20', '--rate', '100', '--stream-interval', '3', '--system-tokens', '300', '--sim-workers', '1', '--gateways', '2', '--work-dir', dir, '--keep',
-    ], { timeout: 90_000 });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        'dist/bench/load.js',
+        '--sessions',
+        '6',
+        '--minutes',
+        '0.1',
+        '--tokens',
+        '20',
+        '--rate',
+        '100',
+        '--stream-interval',
+        '3',
+        '--system-tokens',
+        '300',
+        '--sim-workers',
+        '1',
+        '--gateways',
+        '2',
+        '--work-dir',
+        dir,
+        '--keep',
+      ],
+      { timeout: 90_000 },
+    );
     expect(stdout).toContain('2 gateways on one database');
     expect(stdout).toMatch(/^errors: +0$/m);
     expect(stdout).toMatch(/^lost calls: +0 \((\d+) received in full; \1 ok in the store/m);
     const database = new Database(join(dir, 'load.db'), { readonly: true });
-    const byGateway = database.prepare(`SELECT instance_id, count(*) AS calls FROM calls WHERE status = 'ok' GROUP BY instance_id`).all() as { instance_id: string | null; calls: number }[];
+    const byGateway = database.prepare(`SELECT instance_id, count(*) AS calls FROM calls WHERE status = 'ok' GROUP BY instance_id`).all() as {
+      instance_id: string | null;
+      calls: number;
+    }[];
     const instancesLeft = database.prepare('SELECT count(*) AS n FROM gateway_instances').get();
     database.close();
     expect(byGateway).toHaveLength(2);

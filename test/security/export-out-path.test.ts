@@ -21,7 +21,11 @@ afterAll(() => {
 
 /** Runs `tokentap export` from `work`, so relative paths climb out of it. */
 function exportTo(out: string, ...extra: string[]): { status: number | null; stderr: string } {
-  const result = spawnSync(process.execPath, [CLI, 'export', '--db', fixture.dbPath, '--format', 'verl', '--out', out, '--quiet', ...extra], { cwd: join(work, 'a', 'b'), encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const result = spawnSync(process.execPath, [CLI, 'export', '--db', fixture.dbPath, '--format', 'verl', '--out', out, '--quiet', ...extra], {
+    cwd: join(work, 'a', 'b'),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
   return { status: result.status, stderr: result.stderr };
 }
 
@@ -35,7 +39,16 @@ function allFiles(directory = fixture.dir): string[] {
 describe('tokentap export --out writes only where asked, and only a dataset', () => {
   it('refuses passwd-like targets: any name not ending in .jsonl or .parquet is exit 2, nothing written', () => {
     const before = allFiles();
-    for (const out of ['../../etc/passwd', '../../../../../../../../etc/passwd', '/etc/passwd', '../../.bashrc', '../../x.jsonl/..', '../../authorized_keys', '../../x.jsonl.sh', '../../x.JSONL ']) {
+    for (const out of [
+      '../../etc/passwd',
+      '../../../../../../../../etc/passwd',
+      '/etc/passwd',
+      '../../.bashrc',
+      '../../x.jsonl/..',
+      '../../authorized_keys',
+      '../../x.jsonl.sh',
+      '../../x.JSONL ',
+    ]) {
       const result = exportTo(out);
       expect(result.status, `${out}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(/\.jsonl|\.parquet|exists|director/);

@@ -26,7 +26,9 @@ function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: Arr
 
 /** An address of this machine that is not loopback, if it has one. */
 function externalAddress(): string | undefined {
-  return Object.values(networkInterfaces()).flat().find((entry) => entry !== undefined && entry.family === 'IPv4' && !entry.internal)?.address;
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((entry) => entry !== undefined && entry.family === 'IPv4' && !entry.internal)?.address;
 }
 
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -38,7 +40,10 @@ afterEach(async () => {
 async function startGateway(options: Parameters<typeof createGateway>[0]): Promise<{ gateway: Gateway; url: string }> {
   const temp = makeTempDir();
   const gateway = createGateway({ db: temp.file('t.db'), port: 0, logLevel: 'silent', backendUrl: 'http://127.0.0.1:9', ...options });
-  cleanup.push(() => temp.remove(), () => gateway.close());
+  cleanup.push(
+    () => temp.remove(),
+    () => gateway.close(),
+  );
   return { gateway, url: await gateway.listen() };
 }
 
@@ -53,7 +58,10 @@ describe('where the gateway listens', () => {
       const port = Number(new URL(url).port);
       const refused = await new Promise<string>((resolve) => {
         const socket = connect(port, external);
-        socket.once('connect', () => { socket.destroy(); resolve('connected'); });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve('connected');
+        });
         socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
       });
       expect(refused).toBe('ECONNREFUSED');
@@ -61,8 +69,10 @@ describe('where the gateway listens', () => {
   });
 
   it('tells loopback addresses from the rest', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1', 'LOCALHOST']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['0.0.0.0', '::', '10.0.0.5', '192.168.1.2', 'example.com', '::ffff:10.0.0.1', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1', 'LOCALHOST'])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', '192.168.1.2', 'example.com', '::ffff:10.0.0.1', '128.0.0.1'])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 
   it('has nothing to say on loopback, and names each missing guard beyond it', () => {
@@ -71,8 +81,12 @@ describe('where the gateway listens', () => {
     expect(open).toHaveLength(2);
     expect(open.join(' ')).toMatch(/--require-session-key/);
     expect(open.join(' ')).toMatch(/--admin-token/);
-    expect(publicBindWarnings({ host: '0.0.0.0', adminToken: 'x'.repeat(16), requireSessionKey: false })).toEqual([expect.stringMatching(/--require-session-key/)]);
-    expect(publicBindWarnings({ host: '0.0.0.0', adminToken: undefined, requireSessionKey: true })).toEqual([expect.stringMatching(/--admin-token.*every model call is refused/)]);
+    expect(publicBindWarnings({ host: '0.0.0.0', adminToken: 'x'.repeat(16), requireSessionKey: false })).toEqual([
+      expect.stringMatching(/--require-session-key/),
+    ]);
+    expect(publicBindWarnings({ host: '0.0.0.0', adminToken: undefined, requireSessionKey: true })).toEqual([
+      expect.stringMatching(/--admin-token.*every model call is refused/),
+    ]);
     expect(publicBindWarnings({ host: '0.0.0.0', adminToken: 'x'.repeat(16), requireSessionKey: true })).toEqual([]);
   });
 
@@ -91,7 +105,11 @@ describe('where the gateway listens', () => {
   it('the CLI writes the warning to stderr too', async () => {
     const temp = makeTempDir();
     cleanup.push(() => temp.remove());
-    const child = spawn(process.execPath, [CLI, 'serve', '--host', '0.0.0.0', '--port', '0', '--db', temp.file('s.db'), '--backend-url', 'http://127.0.0.1:9'], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--host', '0.0.0.0', '--port', '0', '--db', temp.file('s.db'), '--backend-url', 'http://127.0.0.1:9'],
+      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const exited = new Promise((resolve) => child.once('exit', resolve));
     cleanup.push(async () => {
       child.kill('SIGTERM');

@@ -17,10 +17,17 @@ afterEach(async () => {
 
 /** Two requests per bucket, then one token per 1000 s: nothing refills while a test runs. */
 function startLimited(): Promise<GatewayWithSim> {
-  return startGatewayWithSim({ script: { replies: [{ times: 'forever', content: 'fine' }] } }, { adminToken: ADMIN_TOKEN, rateLimit: { requestsPerSecond: 0.001, burst: 2 } });
+  return startGatewayWithSim(
+    { script: { replies: [{ times: 'forever', content: 'fine' }] } },
+    { adminToken: ADMIN_TOKEN, rateLimit: { requestsPerSecond: 0.001, burst: 2 } },
+  );
 }
 
-async function send(path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; retryAfter: string | null }> {
+async function send(
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; text: string; retryAfter: string | null }> {
   const response = await fetch(`${(setup as GatewayWithSim).url}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -49,7 +56,8 @@ describe('rate limit per session key, admin token or client address', () => {
     setup = await startLimited();
     const keyA = (await setup.gateway.createSession({ id: 'a' })).apiKey;
     const keyB = (await setup.gateway.createSession({ id: 'b' })).apiKey;
-    for (let index = 0; index < 2; index += 1) expect((await send('/s/a/v1/chat/completions', { authorization: `Bearer ${keyA}` }, chat)).status).toBe(200);
+    for (let index = 0; index < 2; index += 1)
+      expect((await send('/s/a/v1/chat/completions', { authorization: `Bearer ${keyA}` }, chat)).status).toBe(200);
     const before = storeFingerprint(setup.gateway.store);
     expectRateLimited(await send('/s/a/v1/chat/completions', { authorization: `Bearer ${keyA}` }, chat), 'openai');
     expectRateLimited(await send('/s/a/v1/messages', { 'x-api-key': keyA }, messages), 'anthropic');
@@ -60,7 +68,7 @@ describe('rate limit per session key, admin token or client address', () => {
     expect((await send('/s/implicit/v1/chat/completions', {}, chat)).status).toBe(200);
   });
 
-  it('puts callers without a verifiable credential in their address\'s bucket: a fresh made-up API key per call does not help', async () => {
+  it("puts callers without a verifiable credential in their address's bucket: a fresh made-up API key per call does not help", async () => {
     setup = await startLimited();
     expect((await send('/v1/models', { authorization: 'Bearer sk-one' })).status).toBe(200);
     expect((await send('/v1/models', { authorization: 'Bearer sk-two' })).status).toBe(200);

@@ -29,7 +29,12 @@ beforeAll(async () => {
     backendHeaders.push(request.headers);
   });
   const simUrl = await sim.listen();
-  const destination = new Writable({ write(chunk: Buffer, _encoding, done) { logLines.push(chunk.toString('utf8')); done(); } });
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
   // the most talkative level: whatever tokentap ever logs is in these lines
   const logger = createLogger({ level: 'trace', destination, secrets: [BACKEND_KEY, ADMIN_TOKEN] });
   gateway = createGateway({ backendUrl: simUrl, backendKey: BACKEND_KEY, adminToken: ADMIN_TOKEN, db: temp.file('tokentap.db'), port: 0, logger });
@@ -41,7 +46,11 @@ afterAll(async () => {
 });
 
 async function post(path: string, headers: Record<string, string>, body: unknown): Promise<number> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   await response.text();
   return response.status;
 }
@@ -61,14 +70,21 @@ describe('harness API keys and configured secrets are never stored, logged or fo
     const harness = { authorization: `Bearer ${HARNESS_BEARER}`, 'x-api-key': HARNESS_API_KEY };
     for (const endpoint of FRONT_DOORS) {
       expect(await post(endpoint.path, harness, endpoint.valid), endpoint.name).toBe(200);
-      if (endpoint.name !== 'count_tokens') expect(await post(endpoint.path, harness, { ...endpoint.valid, stream: true }), `${endpoint.name} stream`).toBe(200);
+      if (endpoint.name !== 'count_tokens')
+        expect(await post(endpoint.path, harness, { ...endpoint.valid, stream: true }), `${endpoint.name} stream`).toBe(200);
     }
     expect((await fetch(`${url}/v1/models`, { headers: harness })).status).toBe(200);
     // a call the backend refuses, so error paths log too
-    expect(await post('/s/hostile/v1/chat/completions', harness, { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10_000_000 })).toBe(400);
+    expect(
+      await post('/s/hostile/v1/chat/completions', harness, { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10_000_000 }),
+    ).toBe(400);
     // the admin token used as a harness key, and on the rollout API
     expect(await post('/s/admin-as-key/v1/chat/completions', { authorization: `Bearer ${ADMIN_TOKEN}` }, FRONT_DOORS[0]?.valid)).toBe(200);
-    const created = await fetch(`${url}/tokentap/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+    const created = await fetch(`${url}/tokentap/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(created.status).toBe(201);
     // a wrong admin token, logged as a rejection
     expect((await fetch(`${url}/tokentap/v1/state`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}x` } })).status).toBe(401);

@@ -13,7 +13,11 @@ beforeAll(async () => {
   keyA = (await setup.gateway.createSession({ id: 'session-a', groupId: 'g' })).apiKey;
   keyB = (await setup.gateway.createSession({ id: 'session-b', groupId: 'g' })).apiKey;
   // B has a call and a reward of its own, to see that nothing of A's reaches them
-  const response = await fetch(`${setup.url}/s/session-b/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keyB}` }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid) });
+  const response = await fetch(`${setup.url}/s/session-b/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${keyB}` },
+    body: JSON.stringify(BODY_ENDPOINTS[0]?.valid),
+  });
   expect(response.status).toBe(200);
   await setup.gateway.reward('session-b', 0.5);
 });
@@ -71,7 +75,11 @@ describe('a session key reaches only its own session', () => {
         ['path, x-api-key', endpoint.path.replace('/s/hostile/', '/s/session-b/'), { 'x-api-key': keyA }],
         ['x-tokentap-session', endpoint.path.replace('/s/hostile', ''), { authorization: `Bearer ${keyA}`, 'x-tokentap-session': 'session-b' }],
       ] as const) {
-        const response = await fetch(`${setup.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(endpoint.valid) });
+        const response = await fetch(`${setup.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(endpoint.valid),
+        });
         const text = await response.text();
         expect(response.status, `${endpoint.name} via ${how}: ${text}`).toBe(403);
         expectErrorShape(endpoint.protocol as Protocol, text, endpoint.name);
@@ -88,7 +96,11 @@ describe('a session key reaches only its own session', () => {
         ['path, a harness API key', endpoint.path.replace('/s/hostile/', '/s/session-b/'), { authorization: 'Bearer sk-harness-key' }],
         ['x-tokentap-session', endpoint.path.replace('/s/hostile', ''), { 'x-tokentap-session': 'session-b' }],
       ] as const) {
-        const response = await fetch(`${setup.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(endpoint.valid) });
+        const response = await fetch(`${setup.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(endpoint.valid),
+        });
         const text = await response.text();
         expect(response.status, `${endpoint.name} via ${how}: ${text}`).toBe(401);
         expectErrorShape(endpoint.protocol as Protocol, text, endpoint.name);
@@ -98,7 +110,11 @@ describe('a session key reaches only its own session', () => {
   });
 
   it("a harness session header naming B does not move A's key there: the call lands in A", async () => {
-    const response = await fetch(`${setup.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keyA}`, 'x-claude-code-session-id': 'session-b' }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid) });
+    const response = await fetch(`${setup.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keyA}`, 'x-claude-code-session-id': 'session-b' },
+      body: JSON.stringify(BODY_ENDPOINTS[0]?.valid),
+    });
     expect(response.status).toBe(200);
     expect(setup.gateway.store.listCalls('session-a')).toHaveLength(1);
     expect(setup.gateway.store.listCalls('session-b')).toHaveLength(1);
@@ -114,7 +130,11 @@ describe('a session key reaches only its own session', () => {
   it('a key that was never issued is 401 on the rollout API and on model calls', async () => {
     const forged = `tt-${'A'.repeat(43)}`;
     expect(await admin('POST', '/sessions/session-b/reward', forged, { value: 1 })).toEqual({ status: 401, code: 'TT_UNAUTHORIZED' });
-    const response = await fetch(`${setup.url}/s/session-b/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${forged}` }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid) });
+    const response = await fetch(`${setup.url}/s/session-b/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${forged}` },
+      body: JSON.stringify(BODY_ENDPOINTS[0]?.valid),
+    });
     expect(response.status).toBe(401);
     expect(setup.gateway.store.listCalls('session-b')).toHaveLength(1);
   });

@@ -53,7 +53,9 @@ function findUnsafeSql(text: string, inMigrations: boolean): Finding[] {
       }
     }
     if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-      const literalSides = [node.left, node.right].filter((side) => ts.isStringLiteral(side) || ts.isNoSubstitutionTemplateLiteral(side) || ts.isTemplateExpression(side));
+      const literalSides = [node.left, node.right].filter(
+        (side) => ts.isStringLiteral(side) || ts.isNoSubstitutionTemplateLiteral(side) || ts.isTemplateExpression(side),
+      );
       if (literalSides.some((side) => SQL_WORDS.test(side.getText()))) report(node);
     }
     ts.forEachChild(node, visit);
@@ -68,7 +70,10 @@ describe('SQL reaches the database only as prepared statements', () => {
     const files = sourceFiles(storeRoot);
     expect(files.length).toBeGreaterThan(10);
     const findings = files.flatMap((file) =>
-      findUnsafeSql(readFileSync(file, 'utf8'), relative(storeRoot, file).startsWith('migrations')).map((finding) => `${relative(ROOT, file)}:${finding.line} ${finding.text}`));
+      findUnsafeSql(readFileSync(file, 'utf8'), relative(storeRoot, file).startsWith('migrations')).map(
+        (finding) => `${relative(ROOT, file)}:${finding.line} ${finding.text}`,
+      ),
+    );
     expect(findings).toEqual([]);
   });
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { TokenBucketLimiter } from '../../gateway/security/token-bucket-limiter.js';
 import { rateLimitSetting } from '../../gateway/config/rate-limit-setting.js';
 
-function limiterAt(options: { requestsPerSecond: number; burst: number; maxBuckets?: number }): { limiter: TokenBucketLimiter; advance: (ms: number) => void } {
+function limiterAt(options: { requestsPerSecond: number; burst: number; maxBuckets?: number }): {
+  limiter: TokenBucketLimiter;
+  advance: (ms: number) => void;
+} {
   let now = 1_000_000;
   return { limiter: new TokenBucketLimiter({ ...options, now: () => now }), advance: (ms) => (now += ms) };
 }

@@ -23,13 +23,29 @@ describe('chat wire format', () => {
     try {
       const body = await chat(url, {});
       expect(Object.keys(body)).toEqual([
-        'id', 'object', 'created', 'model', 'choices', 'service_tier', 'system_fingerprint', 'usage', 'prompt_logprobs',
-        'prompt_token_ids', 'kv_transfer_params',
+        'id',
+        'object',
+        'created',
+        'model',
+        'choices',
+        'service_tier',
+        'system_fingerprint',
+        'usage',
+        'prompt_logprobs',
+        'prompt_token_ids',
+        'kv_transfer_params',
       ]);
       expect(body.id).toMatch(/^chatcmpl-[0-9a-f]{16}$/);
       expect(Object.keys(body.choices[0])).toEqual(['index', 'message', 'logprobs', 'finish_reason', 'stop_reason', 'token_ids']);
       expect(Object.keys(body.choices[0].message)).toEqual([
-        'role', 'content', 'refusal', 'annotations', 'audio', 'function_call', 'tool_calls', 'reasoning',
+        'role',
+        'content',
+        'refusal',
+        'annotations',
+        'audio',
+        'function_call',
+        'tool_calls',
+        'reasoning',
       ]);
       expect(body.choices[0].message).toMatchObject({ content: '\n\nIt is 4.', reasoning: '\nTwo plus two.\n', tool_calls: [] });
       expect(Object.keys(body.usage)).toEqual(['prompt_tokens', 'total_tokens', 'completion_tokens', 'prompt_tokens_details']);

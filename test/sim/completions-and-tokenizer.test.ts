@@ -10,10 +10,28 @@ describe('/v1/completions', () => {
       const prompt = [785, 6722, 315, 9625, 374];
       const response = await postJson(`${url}/v1/completions`, { model: 'Qwen/Qwen3-8B', prompt, max_tokens: 50, return_token_ids: true });
       const body = (await response.json()) as Record<string, any>;
-      expect(Object.keys(body)).toEqual(['id', 'object', 'created', 'model', 'choices', 'service_tier', 'system_fingerprint', 'usage', 'kv_transfer_params']);
+      expect(Object.keys(body)).toEqual([
+        'id',
+        'object',
+        'created',
+        'model',
+        'choices',
+        'service_tier',
+        'system_fingerprint',
+        'usage',
+        'kv_transfer_params',
+      ]);
       expect(body.id).toMatch(/^cmpl-/);
       expect(Object.keys(body.choices[0])).toEqual([
-        'index', 'text', 'logprobs', 'finish_reason', 'stop_reason', 'token_ids', 'prompt_logprobs', 'prompt_token_ids', 'routed_experts',
+        'index',
+        'text',
+        'logprobs',
+        'finish_reason',
+        'stop_reason',
+        'token_ids',
+        'prompt_logprobs',
+        'prompt_token_ids',
+        'routed_experts',
       ]);
       expect(body.choices[0]).toMatchObject({ text: ' Paris, of course.', finish_reason: 'stop', prompt_token_ids: prompt });
       expect(body.choices[0].token_ids).toEqual(sim.log[0]?.completionTokenIds);
@@ -59,7 +77,15 @@ describe('/v1/completions', () => {
       const tokenChunks = chunks.slice(0, -1);
       expect(tokenChunks[0]!.choices[0].prompt_token_ids).toEqual(sim.log[0]?.promptTokenIds);
       expect(tokenChunks.slice(1).every((chunk) => chunk.choices[0].prompt_token_ids === null)).toBe(true);
-      expect(Object.keys(tokenChunks[0]!.choices[0])).toEqual(['index', 'text', 'logprobs', 'finish_reason', 'stop_reason', 'prompt_token_ids', 'token_ids']);
+      expect(Object.keys(tokenChunks[0]!.choices[0])).toEqual([
+        'index',
+        'text',
+        'logprobs',
+        'finish_reason',
+        'stop_reason',
+        'prompt_token_ids',
+        'token_ids',
+      ]);
       expect(tokenChunks.flatMap((chunk) => chunk.choices[0].token_ids)).toEqual(sim.log[0]?.completionTokenIds);
       expect(tokenChunks.map((chunk) => chunk.choices[0].text).join('')).toBe(' Paris, of course.');
       expect(tokenChunks.at(-1)!.choices[0]).toMatchObject({ text: '', finish_reason: 'stop', token_ids: [151645] });
@@ -90,7 +116,16 @@ describe('tokenizer and service endpoints', () => {
   it('tokenizes chat messages exactly as a chat completion prompt', async () => {
     const { sim, url } = await startSim({ script: REPLY });
     try {
-      const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'there' }] }];
+      const messages = [
+        { role: 'system', content: 'Be brief.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Hi' },
+            { type: 'text', text: 'there' },
+          ],
+        },
+      ];
       const tokenized = (await (await postJson(`${url}/tokenize`, { messages })).json()) as Record<string, any>;
       await postJson(`${url}/v1/chat/completions`, { messages });
       expect(tokenized.tokens).toEqual(sim.log[0]?.promptTokenIds);

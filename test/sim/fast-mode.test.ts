@@ -51,7 +51,9 @@ describe('fast mode', () => {
     try {
       const short = (await (await postJson(`${url}/v1/chat/completions`, { ...ASK, return_token_ids: true })).json()) as Record<string, any>;
       const longMessages = [{ role: 'user', content: 'x'.repeat(4000) }];
-      const long = (await (await postJson(`${url}/v1/chat/completions`, { messages: longMessages, max_tokens: 4, return_token_ids: true })).json()) as Record<string, any>;
+      const long = (await (
+        await postJson(`${url}/v1/chat/completions`, { messages: longMessages, max_tokens: 4, return_token_ids: true })
+      ).json()) as Record<string, any>;
       expect(long.usage.prompt_tokens).toBeGreaterThan(short.usage.prompt_tokens + 900);
       expect(long.choices[0]).toMatchObject({ finish_reason: 'length' });
       expect(long.choices[0].token_ids).toHaveLength(4);

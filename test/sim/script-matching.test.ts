@@ -33,7 +33,14 @@ describe('scripts', () => {
       expect(await contentOf(url, ask('hello again'))).toBe('hello back');
       expect(await contentOf(url, ask('hello, third time', { tools: [WEATHER_TOOL] }))).toBe('tools offered');
       expect(await contentOf(url, ask('hi', { model: 'other-name' }))).toBe('other model');
-      expect(await contentOf(url, { messages: [{ role: 'system', content: 'the secret is 4' }, { role: 'user', content: 'x' }] })).toBe('found it');
+      expect(
+        await contentOf(url, {
+          messages: [
+            { role: 'system', content: 'the secret is 4' },
+            { role: 'user', content: 'x' },
+          ],
+        }),
+      ).toBe('found it');
       expect(await contentOf(url, ask('the secret again'))).toBe('found it');
       const unmatched = await postJson(`${url}/v1/chat/completions`, ask('nothing matches'));
       expect(unmatched.status).toBe(500);
@@ -64,7 +71,19 @@ describe('scripts', () => {
   });
 
   it('writes replies the way Qwen3 generates them', () => {
-    expect(renderReplyText({ reasoning: 'r', content: 'c', toolCalls: [{ name: 'a', arguments: { x: 1 } }, { name: 'b', arguments: '{"y":2}' }] }, { thinking: true })).toBe(
+    expect(
+      renderReplyText(
+        {
+          reasoning: 'r',
+          content: 'c',
+          toolCalls: [
+            { name: 'a', arguments: { x: 1 } },
+            { name: 'b', arguments: '{"y":2}' },
+          ],
+        },
+        { thinking: true },
+      ),
+    ).toBe(
       '<think>\nr\n</think>\n\nc\n<tool_call>\n{"name": "a", "arguments": {"x": 1}}\n</tool_call>\n<tool_call>\n{"name": "b", "arguments": {"y":2}}\n</tool_call>',
     );
     expect(renderReplyText({ reasoning: 'r', toolCalls: [{ name: 'a', arguments: {} }] }, { thinking: false })).toBe(

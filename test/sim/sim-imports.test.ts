@@ -49,11 +49,7 @@ describe('the simulator shares no reading of model output with the gateway', () 
     const allowed = ['core/', 'model-format/tokenizer/', 'model-format/chat-template/'];
     const offending = simFiles().flatMap((file) =>
       outsideImports(file)
-        .filter(
-          (target) =>
-            !allowed.some((prefix) => target.startsWith(prefix)) ||
-            /(^|\/)[^/]*pars(e|er|ers)\b[^/]*$|\/parsers?\//.test(target),
-        )
+        .filter((target) => !allowed.some((prefix) => target.startsWith(prefix)) || /(^|\/)[^/]*pars(e|er|ers)\b[^/]*$|\/parsers?\//.test(target))
         .map((target) => `${path.relative(ROOT, file)} -> ${target}`),
     );
     expect(offending).toEqual([]);

@@ -4,9 +4,22 @@ import type { SimScript } from '../../sim/index.js';
 import { postJson, sseChunks, startSim, WEATHER_TOOL, type RunningSim } from './sim-test-helpers.js';
 
 const SCRIPT: SimScript = {
-  replies: [{ times: 'forever', reasoning: 'The user wants the weather, so I call the tool.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }],
+  replies: [
+    {
+      times: 'forever',
+      reasoning: 'The user wants the weather, so I call the tool.',
+      toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+    },
+  ],
 };
-const PLAIN: SimScript = { replies: [{ times: 'forever', content: 'A reply long enough to span several stream-interval groups of tokens, and then some more words so that max_tokens cuts it.' }] };
+const PLAIN: SimScript = {
+  replies: [
+    {
+      times: 'forever',
+      content: 'A reply long enough to span several stream-interval groups of tokens, and then some more words so that max_tokens cuts it.',
+    },
+  ],
+};
 
 const running: RunningSim[] = [];
 afterEach(async () => {
@@ -25,8 +38,17 @@ function tokenCount(chunk: Record<string, any>): number {
 
 describe('streamGroups: how vLLM --stream-interval cuts a stream', () => {
   it('sends the first token alone, then N at a time, the rest at the end', () => {
-    expect([...streamGroups(7, 3)]).toEqual([{ start: 0, end: 1 }, { start: 1, end: 4 }, { start: 4, end: 7 }]);
-    expect([...streamGroups(8, 3)]).toEqual([{ start: 0, end: 1 }, { start: 1, end: 4 }, { start: 4, end: 7 }, { start: 7, end: 8 }]);
+    expect([...streamGroups(7, 3)]).toEqual([
+      { start: 0, end: 1 },
+      { start: 1, end: 4 },
+      { start: 4, end: 7 },
+    ]);
+    expect([...streamGroups(8, 3)]).toEqual([
+      { start: 0, end: 1 },
+      { start: 1, end: 4 },
+      { start: 4, end: 7 },
+      { start: 7, end: 8 },
+    ]);
     expect([...streamGroups(1, 5)]).toEqual([{ start: 0, end: 1 }]);
     expect([...streamGroups(0, 5)]).toEqual([]);
     expect([...streamGroups(3, 1)].map((group) => group.end - group.start)).toEqual([1, 1, 1]);
@@ -42,10 +64,18 @@ describe('a simulator with a stream interval sends the same tokens in fewer chun
   it('chat: reasoning, a tool call, ids, logprobs and usage all equal to the one-token-per-chunk stream', async () => {
     const [single, grouped] = await sims(SCRIPT, 4);
     const body = {
-      model: 'Qwen/Qwen3-8B', stream: true, return_token_ids: true, logprobs: true, top_logprobs: 2, stream_options: { include_usage: true },
-      messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER_TOOL],
+      model: 'Qwen/Qwen3-8B',
+      stream: true,
+      return_token_ids: true,
+      logprobs: true,
+      top_logprobs: 2,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER_TOOL],
     };
-    const [one, four] = await Promise.all([single, grouped].map(async ({ url }) => sseChunks(await (await postJson(`${url}/v1/chat/completions`, body)).text())));
+    const [one, four] = await Promise.all(
+      [single, grouped].map(async ({ url }) => sseChunks(await (await postJson(`${url}/v1/chat/completions`, body)).text())),
+    );
     const tokenChunks = (chunks: Array<Record<string, any>>) => chunks.filter((chunk) => tokenCount(chunk) > 0);
     const counts = tokenChunks(four!).map(tokenCount);
     const total = tokenChunks(one!).length;
@@ -59,7 +89,10 @@ describe('a simulator with a stream interval sends the same tokens in fewer chun
       logprobs: chunks.flatMap((chunk) => chunk.choices?.[0]?.logprobs?.content ?? []),
       reasoning: chunks.map((chunk) => chunk.choices?.[0]?.delta?.reasoning ?? '').join(''),
       content: chunks.map((chunk) => chunk.choices?.[0]?.delta?.content ?? '').join(''),
-      toolArguments: chunks.flatMap((chunk) => chunk.choices?.[0]?.delta?.tool_calls ?? []).map((call: any) => call.function?.arguments ?? '').join(''),
+      toolArguments: chunks
+        .flatMap((chunk) => chunk.choices?.[0]?.delta?.tool_calls ?? [])
+        .map((call: any) => call.function?.arguments ?? '')
+        .join(''),
       finish: chunks.map((chunk) => chunk.choices?.[0]?.finish_reason).filter((reason) => reason !== null && reason !== undefined),
       usage: chunks.at(-1)?.usage,
       prompt: chunks[0]?.prompt_token_ids,
@@ -78,7 +111,9 @@ describe('a simulator with a stream interval sends the same tokens in fewer chun
   it('completions: text, ids, logprobs and offsets equal to the one-token-per-chunk stream', async () => {
     const [single, grouped] = await sims(PLAIN, 5);
     const body = { model: 'Qwen/Qwen3-8B', prompt: 'Say something long.', max_tokens: 23, stream: true, return_token_ids: true, logprobs: 1 };
-    const [one, five] = await Promise.all([single, grouped].map(async ({ url }) => sseChunks(await (await postJson(`${url}/v1/completions`, body)).text())));
+    const [one, five] = await Promise.all(
+      [single, grouped].map(async ({ url }) => sseChunks(await (await postJson(`${url}/v1/completions`, body)).text())),
+    );
     expect(five!.map(tokenCount)).toEqual([1, 5, 5, 5, 5, 2]);
     const joined = (chunks: Array<Record<string, any>>) => ({
       text: chunks.map((chunk) => chunk.choices[0].text).join(''),

@@ -58,7 +58,11 @@ describe('vLLM error responses', () => {
       const many = await sim.app.inject({ method: 'POST', url: '/v1/chat/completions', payload: { ...ASK, n: 2 } });
       expect(many.statusCode).toBe(400);
       expect(many.json().error).toMatchObject({ type: 'BadRequestError', param: 'n', code: 400 });
-      const streamOptions = await sim.app.inject({ method: 'POST', url: '/v1/chat/completions', payload: { ...ASK, stream_options: { include_usage: true } } });
+      const streamOptions = await sim.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        payload: { ...ASK, stream_options: { include_usage: true } },
+      });
       expect(streamOptions.json().error.message).toBe('Stream options can only be defined when `stream=True`.');
       const notFound = await sim.app.inject({ method: 'GET', url: '/v1/nothing' });
       expect(notFound.statusCode).toBe(404);

@@ -30,7 +30,10 @@ describe('request bodies', () => {
       stream: true,
       model: 'm',
       '10': 'numeric keys come first, as in JSON.parse',
-      messages: [{ role: 'user', content: 'é 中文 🙂', extra: undefined }, { role: 'assistant', content: null }],
+      messages: [
+        { role: 'user', content: 'é 中文 🙂', extra: undefined },
+        { role: 'assistant', content: null },
+      ],
       tools: TOOLS,
       system: 'short',
       dropped: undefined,

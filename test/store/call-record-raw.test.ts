@@ -13,7 +13,11 @@ describe('raw call rows (the bulk session read)', () => {
   it('map every column of CALL_COLUMNS, in order, to the same record the driver builds', () => {
     const store = workspace.open();
     const first = recordCall(store, { policyVersion: 'policy-7' });
-    const second = recordCall(store, {}, { status: 'backend_error', error: { code: 'TT_BACKEND_DOWN', message: 'down' }, httpStatus: 502, finishReason: null, stopReason: 'STOP' });
+    const second = recordCall(
+      store,
+      {},
+      { status: 'backend_error', error: { code: 'TT_BACKEND_DOWN', message: 'down' }, httpStatus: 502, finishReason: null, stopReason: 'STOP' },
+    );
     store.close();
     const database = new Database(workspace.databasePath, { readonly: true });
     try {

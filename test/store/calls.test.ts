@@ -26,10 +26,20 @@ describe('beginCall and seq', () => {
 
   it('seq counts 1, 2, 3 per session in acceptance order, independent of startedAt and of other sessions', () => {
     const store = workspace.open();
-    const order: Array<[string, number]> = [['a', 500], ['b', 400], ['a', 300], ['a', 200], ['b', 100]];
+    const order: Array<[string, number]> = [
+      ['a', 500],
+      ['b', 400],
+      ['a', 300],
+      ['a', 200],
+      ['b', 100],
+    ];
     const seqs = order.map(([sessionId, startedAt]) => store.beginCall(sampleBeginInput({ sessionId, startedAt })).seq);
     expect(seqs).toEqual([1, 1, 2, 3, 2]);
-    expect(store.listCalls('a').map((call) => [call.seq, call.startedAt])).toEqual([[1, 500], [2, 300], [3, 200]]);
+    expect(store.listCalls('a').map((call) => [call.seq, call.startedAt])).toEqual([
+      [1, 500],
+      [2, 300],
+      [3, 200],
+    ]);
   });
 
   it('ensureSession returns true only when it creates the session and keeps its metadata', () => {
@@ -95,18 +105,38 @@ describe('finishCall round trip', () => {
 
   it("a token-faithful call's chat request (what its token-id prompt was rendered from) reads back beside the backend body", () => {
     const store = workspace.open();
-    const chatRequestBody = { model: 'Qwen/Qwen3-8B', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], chat_template_kwargs: { enable_thinking: false } };
+    const chatRequestBody = {
+      model: 'Qwen/Qwen3-8B',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hi' },
+      ],
+      chat_template_kwargs: { enable_thinking: false },
+    };
     const begin = sampleBeginInput({ backendRequestBody: { model: 'Qwen/Qwen3-8B', prompt: [1, 2, 3], return_token_ids: true }, chatRequestBody });
     const { callId } = store.beginCall(begin);
-    expect(store.getCallBodies(callId)).toMatchObject({ requestBody: begin.requestBody, backendRequestBody: begin.backendRequestBody, chatRequestBody });
+    expect(store.getCallBodies(callId)).toMatchObject({
+      requestBody: begin.requestBody,
+      backendRequestBody: begin.backendRequestBody,
+      chatRequestBody,
+    });
   });
 
   it('an in-progress call reads back with its begin fields and nothing from a finish', () => {
     const store = workspace.open();
     const { callId } = store.beginCall(sampleBeginInput());
     expect(store.getCall(callId)).toMatchObject({
-      status: 'in_progress', tokenSource: null, promptTokenIds: null, completionTokenIds: null,
-      completionLogprobs: null, stopReason: null, usage: null, error: null, flags: [], endedAt: null, totalMs: null,
+      status: 'in_progress',
+      tokenSource: null,
+      promptTokenIds: null,
+      completionTokenIds: null,
+      completionLogprobs: null,
+      stopReason: null,
+      usage: null,
+      error: null,
+      flags: [],
+      endedAt: null,
+      totalMs: null,
     });
     expect(store.getCallBodies(callId)).toMatchObject({ responseBody: null, responseStream: null });
   });
@@ -137,10 +167,14 @@ describe('finishCall round trip', () => {
     fc.assert(
       fc.property(fc.array(fc.double({ noNaN: true }), { maxLength: 64 }), fc.boolean(), (logprobs, typed) => {
         const ids = logprobs.map((_, index) => index);
-        const callId = recordCall(store, {}, {
-          completionTokenIds: typed ? Int32Array.from(ids) : ids,
-          completionLogprobs: typed ? Float32Array.from(logprobs) : logprobs,
-        });
+        const callId = recordCall(
+          store,
+          {},
+          {
+            completionTokenIds: typed ? Int32Array.from(ids) : ids,
+            completionLogprobs: typed ? Float32Array.from(logprobs) : logprobs,
+          },
+        );
         const stored = store.getCall(callId)?.completionLogprobs;
         expect(stored).toBeInstanceOf(Float32Array);
         expect(Array.from(stored ?? [])).toEqual(logprobs.map((value) => Math.fround(value)));

@@ -16,7 +16,8 @@ describe('gateway instances and the recovery of their calls', () => {
     store.registerInstance(instance('live'));
     store.registerInstance(instance('dead'));
     store.registerInstance(instance('dead-idle'));
-    const begin = (sessionId: string, instanceId: string | null | undefined): string => store.beginCall(sampleBeginInput({ sessionId, instanceId })).callId;
+    const begin = (sessionId: string, instanceId: string | null | undefined): string =>
+      store.beginCall(sampleBeginInput({ sessionId, instanceId })).callId;
     const live = begin('a', 'live');
     const liveFinished = begin('a', 'live');
     store.finishCall(liveFinished, sampleFinishInput());
@@ -34,13 +35,22 @@ describe('gateway instances and the recovery of their calls', () => {
     expect(recovery.calls).toBe(3);
     expect(recovery.instances.sort()).toEqual(['dead', 'dead-idle', 'never-registered']);
     const status = (callId: string): string | undefined => store.getCall(callId)?.status;
-    expect([live, liveFinished, dead, deadFinished, legacy, unregistered].map(status)).toEqual(['in_progress', 'ok', 'incomplete', 'ok', 'incomplete', 'incomplete']);
+    expect([live, liveFinished, dead, deadFinished, legacy, unregistered].map(status)).toEqual([
+      'in_progress',
+      'ok',
+      'incomplete',
+      'ok',
+      'incomplete',
+      'incomplete',
+    ]);
     // the gone gateways' rows are gone: a second recovery judges only the live one and changes nothing
     const again: string[] = [];
-    expect(store.recoverOrphanedCalls((row) => {
-      again.push(row.id);
-      return true;
-    })).toEqual({ calls: 0, instances: [] });
+    expect(
+      store.recoverOrphanedCalls((row) => {
+        again.push(row.id);
+        return true;
+      }),
+    ).toEqual({ calls: 0, instances: [] });
     expect(again).toEqual(['live']);
     // the live gateway's call still finishes
     store.finishCall(live, sampleFinishInput());

@@ -44,16 +44,19 @@ function writeSession(store: Store, turns: Turn[]): Written[] {
   const written: Written[] = [];
   for (const [index, spec] of turns.entries()) {
     const withPrompts = written.filter((call) => call.prompt !== null);
-    const source = withPrompts.length === 0 ? null : withPrompts[spec.earlier % withPrompts.length] ?? null;
+    const source = withPrompts.length === 0 ? null : (withPrompts[spec.earlier % withPrompts.length] ?? null);
     const base = source === null ? [] : [...(source.prompt ?? []), ...(source.completion ?? [])];
     const prompt = buildPrompt(spec, source?.prompt ?? null, base);
     const { callId } = store.beginCall(sampleBeginInput({ sessionId: 'property', startedAt: index }));
-    store.finishCall(callId, sampleFinishInput({
-      tokenSource: prompt === null ? 'none' : 'backend',
-      promptTokenIds: prompt,
-      completionTokenIds: spec.completion,
-      completionLogprobs: spec.completion?.map(() => -1) ?? null,
-    }));
+    store.finishCall(
+      callId,
+      sampleFinishInput({
+        tokenSource: prompt === null ? 'none' : 'backend',
+        promptTokenIds: prompt,
+        completionTokenIds: spec.completion,
+        completionLogprobs: spec.completion?.map(() => -1) ?? null,
+      }),
+    );
     written.push({ callId, prompt, completion: spec.completion });
   }
   return written;
@@ -61,21 +64,27 @@ function writeSession(store: Store, turns: Turn[]): Written[] {
 
 function buildPrompt(spec: Turn, earlierPrompt: number[] | null, base: number[]): number[] | null {
   switch (spec.shape) {
-    case 'none': return null;
-    case 'empty': return [];
-    case 'fresh': return spec.tail;
-    case 'identical': return earlierPrompt ?? spec.tail;
-    case 'extend': return [...base, ...spec.tail];
-    case 'cut': return [...base.slice(0, spec.cut % (base.length + 1)), ...spec.tail];
+    case 'none':
+      return null;
+    case 'empty':
+      return [];
+    case 'fresh':
+      return spec.tail;
+    case 'identical':
+      return earlierPrompt ?? spec.tail;
+    case 'extend':
+      return [...base, ...spec.tail];
+    case 'cut':
+      return [...base.slice(0, spec.cut % (base.length + 1)), ...spec.tail];
   }
 }
 
 /** Reads every written call back one by one (or takes `calls` read in bulk) and compares ids. */
 function expectReadBack(store: Store, written: Written[], calls = written.map((call) => store.getCall(call.callId))): void {
-  expect(calls.map((call) => (call?.promptTokenIds == null ? null : Array.from(call.promptTokenIds))))
-    .toEqual(written.map((call) => call.prompt));
-  expect(calls.map((call) => (call?.completionTokenIds == null ? null : Array.from(call.completionTokenIds))))
-    .toEqual(written.map((call) => call.completion));
+  expect(calls.map((call) => (call?.promptTokenIds == null ? null : Array.from(call.promptTokenIds)))).toEqual(written.map((call) => call.prompt));
+  expect(calls.map((call) => (call?.completionTokenIds == null ? null : Array.from(call.completionTokenIds)))).toEqual(
+    written.map((call) => call.completion),
+  );
 }
 
 /** Turn k's prompt is turn k-1's prompt, its completion and one new id: the common agent shape. */
@@ -147,14 +156,17 @@ describe('prompt ids stored as deltas', () => {
           if (next === undefined) break;
           const spec = turns[next.index] as Turn;
           const withPrompts = finished.filter((call) => call.prompt !== null);
-          const source = withPrompts.length === 0 ? null : withPrompts[spec.earlier % withPrompts.length] ?? null;
+          const source = withPrompts.length === 0 ? null : (withPrompts[spec.earlier % withPrompts.length] ?? null);
           const prompt = buildPrompt(spec, source?.prompt ?? null, source === null ? [] : [...(source.prompt ?? []), ...(source.completion ?? [])]);
-          writer.finishCall(next.callId, sampleFinishInput({
-            tokenSource: prompt === null ? 'none' : 'backend',
-            promptTokenIds: prompt,
-            completionTokenIds: spec.completion,
-            completionLogprobs: spec.completion?.map(() => -1) ?? null,
-          }));
+          writer.finishCall(
+            next.callId,
+            sampleFinishInput({
+              tokenSource: prompt === null ? 'none' : 'backend',
+              promptTokenIds: prompt,
+              completionTokenIds: spec.completion,
+              completionLogprobs: spec.completion?.map(() => -1) ?? null,
+            }),
+          );
           finished.push({ callId: next.callId, prompt, completion: spec.completion, index: next.index });
         }
         writer.close();
@@ -199,10 +211,16 @@ describe('prompt ids stored as deltas', () => {
     store.close();
     const calls = workspace.open().listCalls('fork');
     expect(calls.map((call) => [Array.from(call.promptTokenIds ?? []), Array.from(call.completionTokenIds ?? [])])).toEqual([
-      [[1, 2, 3, 4], [5, 6]],
+      [
+        [1, 2, 3, 4],
+        [5, 6],
+      ],
       [[1, 2, 3, 4, 5, 6, 7], [8]],
       [[1, 2, 3, 4, 5, 6, 7, 8, 9], [10]],
-      [[1, 2, 3, 4], [9, 9]],
+      [
+        [1, 2, 3, 4],
+        [9, 9],
+      ],
       [[1, 2, 30, 40], [50]],
     ]);
     // the first call's array is its own size; the second grows it (doubling), the third extends the second in place
@@ -260,7 +278,9 @@ describe('prompt ids stored as deltas', () => {
     store.finishCall(retry, sampleFinishInput({ promptTokenIds: prompt }));
     store.close();
     const database = new Database(workspace.databasePath, { readonly: true });
-    const row = database.prepare('SELECT prompt_parent_id AS parent, prompt_prefix_length AS prefix, length(prompt_tail) AS tail FROM calls WHERE id = ?').get(retry);
+    const row = database
+      .prepare('SELECT prompt_parent_id AS parent, prompt_prefix_length AS prefix, length(prompt_tail) AS tail FROM calls WHERE id = ?')
+      .get(retry);
     database.close();
     expect(row).toEqual({ parent: first, prefix: 4, tail: 0 });
     expect(Array.from(workspace.open().getCall(retry)?.promptTokenIds ?? [])).toEqual(prompt);

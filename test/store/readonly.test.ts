@@ -2,13 +2,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSchemaVersion } from '../../store/migrations/apply-migrations.js';
-import {
-  createTempWorkspace,
-  recordCall,
-  sampleBeginInput,
-  storeErrorCode as codeOf,
-  type TempWorkspace,
-} from './store-fixtures.js';
+import { createTempWorkspace, recordCall, sampleBeginInput, storeErrorCode as codeOf, type TempWorkspace } from './store-fixtures.js';
 
 let workspace: TempWorkspace;
 beforeEach(() => {

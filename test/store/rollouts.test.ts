@@ -18,12 +18,28 @@ describe('rollout sessions', () => {
   it('a created rollout keeps its fields, finds its session by key hash, and stores no key', () => {
     const store = workspace.open();
     const created = store.createRollout({
-      sessionId: 'r-1', groupId: 'task-7', task: { prompt: 'add 2 and 2' }, tags: ['math'], split: 'train',
-      sampling: { temperature: 1 }, keyHash: hash('tt-secret'), createdAt: 100,
+      sessionId: 'r-1',
+      groupId: 'task-7',
+      task: { prompt: 'add 2 and 2' },
+      tags: ['math'],
+      split: 'train',
+      sampling: { temperature: 1 },
+      keyHash: hash('tt-secret'),
+      createdAt: 100,
     });
     expect(created).toMatchObject({
-      id: 'r-1', origin: 'api', status: 'open', groupId: 'task-7', task: { prompt: 'add 2 and 2' }, tags: ['math'],
-      split: 'train', sampling: { temperature: 1 }, hasKey: true, createdAt: 100, endedAt: null, endReason: null,
+      id: 'r-1',
+      origin: 'api',
+      status: 'open',
+      groupId: 'task-7',
+      task: { prompt: 'add 2 and 2' },
+      tags: ['math'],
+      split: 'train',
+      sampling: { temperature: 1 },
+      hasKey: true,
+      createdAt: 100,
+      endedAt: null,
+      endReason: null,
     });
     expect(store.findSessionByKeyHash(hash('tt-secret'))).toBe('r-1');
     expect(store.findSessionByKeyHash(hash('tt-other'))).toBeNull();
@@ -70,7 +86,16 @@ describe('groups', () => {
     store.createRollout({ sessionId: 'b', groupId: 'g', createdAt: 3 });
     expect(store.endSession('a', { status: 'completed', reason: 'explicit', endedAt: 4 }).completedGroup).toBeNull();
     const { completedGroup } = store.endSession('b', { status: 'failed', reason: 'explicit', endedAt: 5 });
-    expect(completedGroup).toMatchObject({ id: 'g', expectedSize: 2, completedAt: 5, metadata: { task: 7 }, sessions: [{ id: 'a', status: 'completed' }, { id: 'b', status: 'failed' }] });
+    expect(completedGroup).toMatchObject({
+      id: 'g',
+      expectedSize: 2,
+      completedAt: 5,
+      metadata: { task: 7 },
+      sessions: [
+        { id: 'a', status: 'completed' },
+        { id: 'b', status: 'failed' },
+      ],
+    });
     store.createRollout({ sessionId: 'c', groupId: 'g', createdAt: 6 });
     expect(store.endSession('c', { status: 'completed', reason: 'explicit', endedAt: 7 }).completedGroup).toBeNull();
   });
@@ -98,7 +123,9 @@ describe('rewards and policy versions', () => {
     store.addReward({ sessionId: 's', value: 1.5, components: { correct: 1, style: 0.5 }, source: 'library', createdAt: 4 });
     store.addReward({ sessionId: 's', callId: first, value: 0.2, source: 'session-key', createdAt: 5 });
     expect(store.listRewards('s').map((reward) => [reward.callId, reward.value, reward.components])).toEqual([
-      [null, 1.5, { correct: 1, style: 0.5 }], [first, 0.2, null], [second, 0.1, null],
+      [null, 1.5, { correct: 1, style: 0.5 }],
+      [first, 0.2, null],
+      [second, 0.1, null],
     ]);
     expect(store.listRewards('s', { history: true }).map((reward) => reward.value)).toEqual([0.1, 0, 1.5, 0.2]);
   });
@@ -108,8 +135,12 @@ describe('rewards and policy versions', () => {
     store.createRollout({ sessionId: 's', createdAt: 1 });
     const elsewhere = recordCall(store, { sessionId: 'other' });
     expect(storeErrorCode(() => store.addReward({ sessionId: 'nope', value: 1, source: 'admin', createdAt: 2 }))).toBe('STORE_SESSION_NOT_FOUND');
-    expect(storeErrorCode(() => store.addReward({ sessionId: 's', callId: elsewhere, value: 1, source: 'admin', createdAt: 2 }))).toBe('STORE_CALL_NOT_FOUND');
-    expect(storeErrorCode(() => store.addReward({ sessionId: 's', callId: 'missing', value: 1, source: 'admin', createdAt: 2 }))).toBe('STORE_CALL_NOT_FOUND');
+    expect(storeErrorCode(() => store.addReward({ sessionId: 's', callId: elsewhere, value: 1, source: 'admin', createdAt: 2 }))).toBe(
+      'STORE_CALL_NOT_FOUND',
+    );
+    expect(storeErrorCode(() => store.addReward({ sessionId: 's', callId: 'missing', value: 1, source: 'admin', createdAt: 2 }))).toBe(
+      'STORE_CALL_NOT_FOUND',
+    );
     expect(store.listRewards('s', { history: true })).toEqual([]);
   });
 
@@ -117,14 +148,21 @@ describe('rewards and policy versions', () => {
     const store = workspace.open();
     store.createRollout({ sessionId: 's', createdAt: 1 });
     const refused: Array<{ value: number; components?: Record<string, number> }> = [
-      { value: Infinity }, { value: -Infinity }, { value: Number.NaN }, { value: 1.7e308 }, { value: -1e31 },
+      { value: Infinity },
+      { value: -Infinity },
+      { value: Number.NaN },
+      { value: 1.7e308 },
+      { value: -1e31 },
       { value: 1, components: { a: Infinity } },
       { value: 1, components: { a: 1e30, b: 1e30 } },
       // the attack of issue 12: each part finite, the sum Infinity
       { value: 1.7e308 + 1.7e308, components: { a: 1.7e308, b: 1.7e308 } },
     ];
     for (const reward of refused) {
-      expect(storeErrorCode(() => store.addReward({ sessionId: 's', ...reward, source: 'admin', createdAt: 2 })), JSON.stringify(reward)).toBe('STORE_INVALID_INPUT');
+      expect(
+        storeErrorCode(() => store.addReward({ sessionId: 's', ...reward, source: 'admin', createdAt: 2 })),
+        JSON.stringify(reward),
+      ).toBe('STORE_INVALID_INPUT');
     }
     expect(store.listRewards('s', { history: true })).toEqual([]);
     expect(store.addReward({ sessionId: 's', value: -1e30, components: { a: -1e30 }, source: 'admin', createdAt: 3 }).value).toBe(-1e30);

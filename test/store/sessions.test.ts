@@ -16,14 +16,25 @@ describe('sessions and stats', () => {
     recordCall(store, { sessionId: 'new', startedAt: 200 }, { promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5] });
     recordCall(store, { sessionId: 'new', startedAt: 300 }, { status: 'aborted', promptTokenIds: [1], completionTokenIds: [] });
     store.beginCall(sampleBeginInput({ sessionId: 'new', startedAt: 400 }));
-    recordCall(store, { sessionId: 'counted', startedAt: 150 }, {
-      tokenSource: 'none', promptTokenIds: null, completionTokenIds: null, completionLogprobs: null,
-      usage: { promptTokens: 10, completionTokens: 20 },
-    });
+    recordCall(
+      store,
+      { sessionId: 'counted', startedAt: 150 },
+      {
+        tokenSource: 'none',
+        promptTokenIds: null,
+        completionTokenIds: null,
+        completionLogprobs: null,
+        usage: { promptTokens: 10, completionTokens: 20 },
+      },
+    );
     expect(store.listSessions().map((session) => session.id)).toEqual(['new', 'counted', 'old']);
     expect(store.listSessions({ limit: 1, offset: 0 })).toEqual([
       expect.objectContaining({
-        id: 'new', callCount: 3, promptTokens: 4, completionTokens: 2, lastCallAt: 400,
+        id: 'new',
+        callCount: 3,
+        promptTokens: 4,
+        completionTokens: 2,
+        lastCallAt: 400,
         statusCounts: { ok: 1, aborted: 1, in_progress: 1 },
       }),
     ]);

@@ -73,11 +73,7 @@ export function sampleFinishInput(overrides: Partial<FinishCallInput> = {}): Fin
 }
 
 /** Writes one finished call and returns its id. */
-export function recordCall(
-  store: Store,
-  begin: Partial<BeginCallInput> = {},
-  finish: Partial<FinishCallInput> = {},
-): string {
+export function recordCall(store: Store, begin: Partial<BeginCallInput> = {}, finish: Partial<FinishCallInput> = {}): string {
   const { callId } = store.beginCall(sampleBeginInput(begin));
   store.finishCall(callId, sampleFinishInput(finish));
   return callId;

@@ -30,7 +30,11 @@ function modes(session: string): unknown[] {
 
 /** Two tool turns: [system, user, question, assistant 1, tool 1, assistant 2, tool 2] after both. */
 async function twoToolTurns(client: OpenAI): Promise<ChatCompletionMessageParam[]> {
-  const messages: ChatCompletionMessageParam[] = [SYSTEM, { role: 'user', content: 'Here is a list of notes.' }, { role: 'user', content: 'Read them.' }];
+  const messages: ChatCompletionMessageParam[] = [
+    SYSTEM,
+    { role: 'user', content: 'Here is a list of notes.' },
+    { role: 'user', content: 'Read them.' },
+  ];
   for (let step = 1; step <= 2; step++) {
     const assistant = await ask(client, messages);
     messages.push(assistant, toolResult(assistant, `note ${step}`));
@@ -75,7 +79,10 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
     const assistant = await ask(client, messages);
     const otherTool = { ...STEP_TOOL, function: { ...STEP_TOOL.function, description: 'Read one note.' } };
     await ask(client, [...messages, assistant, toolResult(assistant, 'note 1')], [otherTool]);
-    await ask(client, [{ role: 'system', content: 'You write titles.' }, { role: 'user', content: 'Title this.' }]);
+    await ask(client, [
+      { role: 'system', content: 'You write titles.' },
+      { role: 'user', content: 'Title this.' },
+    ]);
     const calls = setup.gateway.store.listCalls('settings');
     expect(modes('settings')).toEqual([
       { mode: 'fresh', reason: 'first-call' },
@@ -91,7 +98,10 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Say something long.' }];
     const first = await client.chat.completions.create({ model: MODEL, messages });
     expect(first.choices[0]!.finish_reason).toBe('length');
-    await client.chat.completions.create({ model: MODEL, messages: [...messages, { role: 'assistant', content: first.choices[0]!.message.content }, { role: 'user', content: 'Shorter.' }] });
+    await client.chat.completions.create({
+      model: MODEL,
+      messages: [...messages, { role: 'assistant', content: first.choices[0]!.message.content }, { role: 'user', content: 'Shorter.' }],
+    });
     const calls = setup.gateway.store.listCalls('cut');
     expect(calls[1]!.metadata.tokenFaithful).toEqual({ mode: 'fresh', reason: 'earlier-completion-cut', againstCallId: calls[0]!.id });
   });
@@ -112,7 +122,10 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
   });
 
   it('relays a backend error of the completions call to the harness and records it; the retry is served', async () => {
-    const script: SimScript = { replies: [{ fault: { kind: 'http-error', status: 429, headers: { 'retry-after': '1' } } }, { text: 'Served.' }], otherwise: 'error' };
+    const script: SimScript = {
+      replies: [{ fault: { kind: 'http-error', status: 429, headers: { 'retry-after': '1' } } }, { text: 'Served.' }],
+      otherwise: 'error',
+    };
     // backend retries off: the 429 itself must reach the harness here
     setup = await startTokenFaithful(script, { gateway: { backendRetries: 0 } });
     const client = new OpenAI({ baseURL: setup.openaiBase('error'), apiKey: 'x', maxRetries: 0 });
@@ -121,7 +134,10 @@ describe('token-faithful fallback: a request that extends no earlier call is ren
     const retry = await client.chat.completions.create({ model: MODEL, messages });
     expect(retry.choices[0]!.message.content).toBe('Served.');
     const calls = setup.gateway.store.listCalls('error');
-    expect(calls.map((call) => [call.status, (call.metadata.tokenFaithful as { reason: string }).reason])).toEqual([['backend_error', 'first-call'], ['ok', 'first-call']]);
+    expect(calls.map((call) => [call.status, (call.metadata.tokenFaithful as { reason: string }).reason])).toEqual([
+      ['backend_error', 'first-call'],
+      ['ok', 'first-call'],
+    ]);
     expect(setup.sim.log.map((record) => record.endpoint)).toEqual(['completions', 'completions']);
   });
 

@@ -34,16 +34,26 @@ function expectFaithfulSession(session: string, frontDoor: string): CallRow[] {
     expect(sent.prompt).toEqual(Array.from(call.promptTokenIds!));
     expect(sent.return_token_ids).toBe(true);
   }
-  const body = setup!.gateway.store.getCallBodies(calls[0]!.id)?.responseBody as { object: string; choices: Array<{ message: Record<string, unknown>; finish_reason: string }> };
+  const body = setup!.gateway.store.getCallBodies(calls[0]!.id)?.responseBody as {
+    object: string;
+    choices: Array<{ message: Record<string, unknown>; finish_reason: string }>;
+  };
   expect(body.object).toBe('chat.completion');
-  expect(body.choices[0]).toMatchObject({ finish_reason: 'tool_calls', message: { reasoning: REASONING(1), tool_calls: [{ function: { name: 'read_step', arguments: '{"step": 1, "label": "note 1"}' } }] } });
+  expect(body.choices[0]).toMatchObject({
+    finish_reason: 'tool_calls',
+    message: { reasoning: REASONING(1), tool_calls: [{ function: { name: 'read_step', arguments: '{"step": 1, "label": "note 1"}' } }] },
+  });
   expect(setup!.sim.log.every((record) => record.endpoint === 'completions')).toBe(true);
   return calls;
 }
 
 describe('Chat Completions in token-faithful mode', () => {
   // streamInterval 4: the backend sends four tokens per completions chunk, as vLLM's --stream-interval does
-  for (const [stream, streamInterval] of [[false, 1], [true, 1], [true, 4]] as const) {
+  for (const [stream, streamInterval] of [
+    [false, 1],
+    [true, 1],
+    [true, 4],
+  ] as const) {
     it(`answers parsed reasoning, tool calls and content (${stream ? 'streamed' : 'not streamed'}${streamInterval > 1 ? `, ${streamInterval} tokens per backend chunk` : ''}) and records the simulator's ids`, async () => {
       setup = await startTokenFaithful(SCRIPT, { sim: { streamInterval } });
       const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'unused', maxRetries: 0 });
@@ -60,8 +70,18 @@ describe('Chat Completions in token-faithful mode', () => {
         for (const call of message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: 'noted' });
       }
       expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop']);
-      expect(answers.map((message) => (message as unknown as { reasoning: string }).reasoning)).toEqual([REASONING(1), REASONING(2), '\nI have read every note.\n']);
-      expect(answers[0]!.tool_calls).toEqual([{ id: expect.stringMatching(/^chatcmpl-tool-/), type: 'function', function: { name: 'read_step', arguments: '{"step": 1, "label": "note 1"}' } }]);
+      expect(answers.map((message) => (message as unknown as { reasoning: string }).reasoning)).toEqual([
+        REASONING(1),
+        REASONING(2),
+        '\nI have read every note.\n',
+      ]);
+      expect(answers[0]!.tool_calls).toEqual([
+        {
+          id: expect.stringMatching(/^chatcmpl-tool-/),
+          type: 'function',
+          function: { name: 'read_step', arguments: '{"step": 1, "label": "note 1"}' },
+        },
+      ]);
       expect(answers[1]!.tool_calls?.[0]).toMatchObject({ function: { name: 'read_step', arguments: '{"step": 2, "label": "note 2"}' } });
       expect(answers[2]).toMatchObject({ content: `\n\n${ANSWER}` });
       expect(answers[2]!.tool_calls ?? []).toEqual([]);
@@ -79,7 +99,12 @@ async function wholeTurn(client: OpenAI, request: ChatRequest): Promise<{ messag
 
 /** Gathers the deltas itself: the SDK's stream helper keeps only the last piece of fields it does not know (reasoning). */
 async function streamedTurn(client: OpenAI, request: ChatRequest): Promise<{ message: ChatCompletionMessage; finish: string }> {
-  const message = { role: 'assistant', content: null as string | null, reasoning: '', tool_calls: [] as Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> };
+  const message = {
+    role: 'assistant',
+    content: null as string | null,
+    reasoning: '',
+    tool_calls: [] as Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>,
+  };
   let finish = '';
   for await (const chunk of await client.chat.completions.create({ ...request, stream: true })) {
     const choice = chunk.choices[0];
@@ -98,22 +123,36 @@ async function streamedTurn(client: OpenAI, request: ChatRequest): Promise<{ mes
   return { message: message as unknown as ChatCompletionMessage, finish };
 }
 
-const ANTHROPIC_TOOLS = [{ name: 'read_step', description: 'Read the note of one step.', input_schema: STEP_TOOL.function.parameters as Anthropic.Tool['input_schema'] }];
+const ANTHROPIC_TOOLS = [
+  { name: 'read_step', description: 'Read the note of one step.', input_schema: STEP_TOOL.function.parameters as Anthropic.Tool['input_schema'] },
+];
 
 describe('Anthropic Messages (@anthropic-ai/sdk) in token-faithful mode', () => {
-  for (const [stream, streamInterval] of [[false, 1], [true, 1], [true, 4]] as const) {
+  for (const [stream, streamInterval] of [
+    [false, 1],
+    [true, 1],
+    [true, 4],
+  ] as const) {
     it(`answers thinking, tool_use and text blocks (${stream ? 'messages.stream' : 'messages.create'}${streamInterval > 1 ? `, ${streamInterval} tokens per backend chunk` : ''}) and records the simulator's ids`, async () => {
       setup = await startTokenFaithful(SCRIPT, { gateway: { model: MODEL }, sim: { streamInterval } });
       const client = new Anthropic({ baseURL: `${setup.url}/s/anthropic`, apiKey: 'sk-ant-fake', maxRetries: 0 });
       const messages: MessageParam[] = [{ role: 'user', content: 'Read two notes.' }];
       const answers: Message[] = [];
       for (let turn = 0; turn < 3; turn++) {
-        const params = { model: 'claude-test', max_tokens: 2000, system: 'Read notes.', messages, tools: ANTHROPIC_TOOLS, thinking: { type: 'enabled' as const, budget_tokens: 1024 } };
+        const params = {
+          model: 'claude-test',
+          max_tokens: 2000,
+          system: 'Read notes.',
+          messages,
+          tools: ANTHROPIC_TOOLS,
+          thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+        };
         const message = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
         answers.push(message);
         messages.push({ role: 'assistant', content: message.content as MessageParam['content'] });
         const uses = message.content.filter((block) => block.type === 'tool_use');
-        if (uses.length > 0) messages.push({ role: 'user', content: uses.map((block) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: 'noted' })) });
+        if (uses.length > 0)
+          messages.push({ role: 'user', content: uses.map((block) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: 'noted' })) });
       }
       expect(answers.map((message) => message.stop_reason)).toEqual(['tool_use', 'tool_use', 'end_turn']);
       expect(answers[0]!.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
@@ -133,7 +172,15 @@ describe('Responses (openai client) in token-faithful mode', () => {
     it(`answers reasoning, function_call and message items (${stream ? 'streamed' : 'not streamed'}) and records the simulator's ids`, async () => {
       setup = await startTokenFaithful(SCRIPT);
       const client = new OpenAI({ baseURL: setup.openaiBase('responses'), apiKey: 'unused', maxRetries: 0 });
-      const tools = [{ type: 'function' as const, name: 'read_step', description: 'Read the note of one step.', parameters: STEP_TOOL.function.parameters, strict: false }];
+      const tools = [
+        {
+          type: 'function' as const,
+          name: 'read_step',
+          description: 'Read the note of one step.',
+          parameters: STEP_TOOL.function.parameters,
+          strict: false,
+        },
+      ];
       const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Read two notes.' }];
       const answers: OpenAI.Responses.Response[] = [];
       for (let turn = 0; turn < 3; turn++) {
@@ -142,12 +189,16 @@ describe('Responses (openai client) in token-faithful mode', () => {
           : await client.responses.create({ model: MODEL, input, tools });
         answers.push(response);
         input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
-        for (const item of response.output) if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: 'noted' });
+        for (const item of response.output)
+          if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: 'noted' });
       }
       expect(answers[0]!.output.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
       expect(answers[0]!.output[1]).toMatchObject({ name: 'read_step', arguments: '{"step": 1, "label": "note 1"}' });
       expect(answers[2]!.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
-      const text = answers[2]!.output.flatMap((item) => (item.type === 'message' ? item.content : [])).map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+      const text = answers[2]!.output
+        .flatMap((item) => (item.type === 'message' ? item.content : []))
+        .map((part) => (part.type === 'output_text' ? part.text : ''))
+        .join('');
       expect(text).toContain(ANSWER);
       expectFaithfulSession('responses', 'openai-responses');
     });

@@ -14,7 +14,12 @@ const signal = new AbortController().signal;
 /** An assistant turn as Qwen3 writes it, and the message a harness that keeps reasoning sends back for it. */
 function assistantTurn(step: number): { text: string; message: Record<string, unknown> } {
   const reply = { reasoning: `Step ${step}.`, toolCalls: [{ name: 'read_step', arguments: { step } }] };
-  const message = { role: 'assistant', content: '', reasoning_content: `Step ${step}.`, tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'read_step', arguments: JSON.stringify({ step }) } }] };
+  const message = {
+    role: 'assistant',
+    content: '',
+    reasoning_content: `Step ${step}.`,
+    tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'read_step', arguments: JSON.stringify({ step }) } }],
+  };
   return { text: renderReplyText(reply, { thinking: true }), message };
 }
 
@@ -24,7 +29,10 @@ function tool(step: number, content = `note ${step}`): Record<string, unknown> {
 
 /** A tool loop that no template re-render changes: reasoning goes back, no new user turn. */
 function toolLoop(): { messages: Array<Record<string, unknown>>; turns: Array<{ at: number; text: string }> } {
-  const messages: Array<Record<string, unknown>> = [{ role: 'system', content: 'Read notes.' }, { role: 'user', content: 'Read three notes.' }];
+  const messages: Array<Record<string, unknown>> = [
+    { role: 'system', content: 'Read notes.' },
+    { role: 'user', content: 'Read three notes.' },
+  ];
   const turns: Array<{ at: number; text: string }> = [];
   for (let step = 1; step <= 3; step++) {
     const turn = assistantTurn(step);
@@ -59,7 +67,10 @@ function request(messages: Array<Record<string, unknown>>, extra: Record<string,
 }
 
 describe('rendering just the new messages after an earlier assistant turn', () => {
-  for (const [name, renderer] of [['local (--model-dir)', () => local], ['backend /tokenize', () => remote]] as const) {
+  for (const [name, renderer] of [
+    ['local (--model-dir)', () => local],
+    ['backend /tokenize', () => remote],
+  ] as const) {
     it(`equals a full render where the template does not drift (${name})`, async () => {
       const { messages, turns } = toolLoop();
       for (const turn of turns) {
@@ -76,7 +87,9 @@ describe('rendering just the new messages after an earlier assistant turn', () =
     const { messages } = toolLoop();
     for (const extra of [{}, { chat_template_kwargs: { enable_thinking: false } }]) {
       expect(await remote.renderFull(request(messages, extra), signal)).toEqual(await local.renderFull(request(messages, extra), signal));
-      expect(await remote.renderAfterTurn(request(messages, extra), 3, IM_END, signal)).toEqual(await local.renderAfterTurn(request(messages, extra), 3, IM_END, signal));
+      expect(await remote.renderAfterTurn(request(messages, extra), 3, IM_END, signal)).toEqual(
+        await local.renderAfterTurn(request(messages, extra), 3, IM_END, signal),
+      );
     }
   });
 

@@ -8,11 +8,20 @@ function entry(callId: string, messages: Array<Record<string, unknown>>, tokens 
 }
 
 const USER = { role: 'user', content: 'Hi' };
-const ASSISTANT = { role: 'assistant', content: 'Hello', tool_calls: [{ id: 'a', type: 'function', function: { name: 'ls', arguments: '{"path": ".", "all": true}' } }] };
+const ASSISTANT = {
+  role: 'assistant',
+  content: 'Hello',
+  tool_calls: [{ id: 'a', type: 'function', function: { name: 'ls', arguments: '{"path": ".", "all": true}' } }],
+};
 
 describe('the extension rule', () => {
   it('compares messages as the template sees them: reasoning, tool-call ids, argument spacing and key order, edge whitespace ignored', () => {
-    const resent = { role: 'assistant', content: [{ type: 'text', text: '\n\nHello\n' }], reasoning: 'thought', tool_calls: [{ id: 'toolu_b', type: 'function', function: { name: 'ls', arguments: '{"all":true,"path":"."}' } }] };
+    const resent = {
+      role: 'assistant',
+      content: [{ type: 'text', text: '\n\nHello\n' }],
+      reasoning: 'thought',
+      tool_calls: [{ id: 'toolu_b', type: 'function', function: { name: 'ls', arguments: '{"all":true,"path":"."}' } }],
+    };
     expect(canonicalMessage(resent)).toBe(canonicalMessage(ASSISTANT));
     expect(canonicalMessage({ role: 'user', content: null })).toBe(canonicalMessage({ role: 'user', content: '' }));
     expect(canonicalMessage({ ...ASSISTANT, content: 'Hello!' })).not.toBe(canonicalMessage(ASSISTANT));

@@ -15,7 +15,10 @@ afterEach(async () => {
 describe('token-faithful configuration', () => {
   it('takes model names comma-separated from flag and env, a list from the file, * for all; off by default', () => {
     expect(loadConfig({ 'token-faithful': 'Qwen/Qwen3-8B, my-model' }, {}).tokenFaithful).toEqual(['Qwen/Qwen3-8B', 'my-model']);
-    expect(loadConfig({}, { TOKENTAP_TOKEN_FAITHFUL: '*', TOKENTAP_MODEL_DIR: '/models/qwen3' })).toMatchObject({ tokenFaithful: ['*'], modelDir: '/models/qwen3' });
+    expect(loadConfig({}, { TOKENTAP_TOKEN_FAITHFUL: '*', TOKENTAP_MODEL_DIR: '/models/qwen3' })).toMatchObject({
+      tokenFaithful: ['*'],
+      modelDir: '/models/qwen3',
+    });
     expect(loadConfig({}, {})).toMatchObject({ tokenFaithful: [], reasoningParser: 'qwen3', toolCallParser: 'hermes' });
     expect(() => loadConfig({ 'tool-call-parser': 'xml' }, {})).toThrow(UsageError);
   });
@@ -24,7 +27,13 @@ describe('token-faithful configuration', () => {
     const off = createGateway({ db: ':memory:', logLevel: 'silent' });
     const on = createGateway({ db: ':memory:', logLevel: 'silent', tokenFaithful: ['*'] });
     expect(((await off.app.inject({ method: 'GET', url: '/healthz' })).json() as Record<string, unknown>).tokenFaithful).toBeUndefined();
-    expect(((await on.app.inject({ method: 'GET', url: '/healthz' })).json() as Record<string, unknown>).tokenFaithful).toEqual({ extend: 0, fresh: 0, plain: 0, reasons: {}, historyTokens: 0 });
+    expect(((await on.app.inject({ method: 'GET', url: '/healthz' })).json() as Record<string, unknown>).tokenFaithful).toEqual({
+      extend: 0,
+      fresh: 0,
+      plain: 0,
+      reasons: {},
+      historyTokens: 0,
+    });
     await Promise.all([off.close(), on.close()]);
   });
 
@@ -35,7 +44,10 @@ describe('token-faithful configuration', () => {
       setup = await startTokenFaithful(orderedScript(replies), { render });
       const client = new OpenAI({ baseURL: setup.openaiBase('render'), apiKey: 'x', maxRetries: 0 });
       const first = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'One?' }] });
-      await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'One?' }, first.choices[0]!.message, { role: 'user', content: 'Two?' }] });
+      await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'One?' }, first.choices[0]!.message, { role: 'user', content: 'Two?' }],
+      });
       const calls = setup.gateway.store.listCalls('render');
       expect(calls[1]!.metadata.tokenFaithful).toMatchObject({ mode: 'extend' });
       prompts.push(calls.map((call) => Array.from(call.promptTokenIds!)));
@@ -48,7 +60,18 @@ describe('token-faithful configuration', () => {
   it('leaves a request with images to the chat endpoint', async () => {
     setup = await startTokenFaithful(orderedScript([answerReply('a cat')]));
     const client = new OpenAI({ baseURL: setup.openaiBase('image'), apiKey: 'x', maxRetries: 0 });
-    await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }] });
+    await client.chat.completions.create({
+      model: MODEL,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          ],
+        },
+      ],
+    });
     expect(setup.gateway.store.listCalls('image')[0]!.metadata.tokenFaithful).toEqual({ mode: 'plain', reason: 'multimodal-content' });
     expect(setup.sim.log[0]!.endpoint).toBe('chat');
   });

@@ -40,11 +40,17 @@ export function orderedScript(replies: SimReply[]): SimScript {
  * The simulator and a gateway in token-faithful mode for every model (or plain when `tokenFaithful` is false),
  * rendering with the bundled Qwen3 folder unless told to use the backend's /tokenize.
  */
-export async function startTokenFaithful(script: SimScript, options: { tokenFaithful?: boolean; render?: 'local' | 'backend'; sim?: SimBackendOptions; gateway?: GatewayOptions } = {}): Promise<GatewayWithSim> {
-  const faithful: GatewayOptions = options.tokenFaithful === false ? {} : {
-    tokenFaithful: '*',
-    ...(options.render === 'backend' ? {} : { modelDir: qwen3TokenizerDir() }),
-  };
+export async function startTokenFaithful(
+  script: SimScript,
+  options: { tokenFaithful?: boolean; render?: 'local' | 'backend'; sim?: SimBackendOptions; gateway?: GatewayOptions } = {},
+): Promise<GatewayWithSim> {
+  const faithful: GatewayOptions =
+    options.tokenFaithful === false
+      ? {}
+      : {
+          tokenFaithful: '*',
+          ...(options.render === 'backend' ? {} : { modelDir: qwen3TokenizerDir() }),
+        };
   return startGatewayWithSim({ script, ...options.sim }, { ...faithful, ...options.gateway });
 }
 

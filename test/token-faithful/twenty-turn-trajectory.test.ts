@@ -3,7 +3,16 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { afterEach, describe, expect, it } from 'vitest';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
-import { answerReply, expectPromptChain, extendsCall, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepReply } from './token-faithful-fixtures.js';
+import {
+  answerReply,
+  expectPromptChain,
+  extendsCall,
+  MODEL,
+  orderedScript,
+  startTokenFaithful,
+  STEP_TOOL,
+  stepReply,
+} from './token-faithful-fixtures.js';
 
 const TURNS = 20;
 const ANSWER = 'All nineteen notes are read.';
@@ -65,7 +74,10 @@ describe('a 20-turn Qwen3 tool trajectory (thinking on) through the openai clien
       expect(samples).toHaveLength(1);
       expect(samples[0]!.callIds).toEqual(calls.map((call) => call.id));
       expect(verifySample(samples[0]!, calls)).toEqual({ ok: true });
-      expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', ...Array<string>(TURNS - 1).fill('extend')]);
+      expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual([
+        'fresh',
+        ...Array<string>(TURNS - 1).fill('extend'),
+      ]);
       expect(calls[0]!.metadata.tokenFaithful).toEqual({ mode: 'fresh', reason: 'first-call' });
       expect(calls[1]!.metadata.tokenFaithful).toMatchObject({ mode: 'extend', extends: calls[0]!.id });
       // the recorded ids are what the simulator saw and sampled, reasoning tokens included

@@ -5,8 +5,18 @@ import { readParquetWithDuckDb } from '../helpers/read-parquet-with-duckdb.js';
 
 /** The DuckDB type a trainer's reader sees for each column type (trainer-adapters/trainer-adapter.ts). */
 const DUCKDB_TYPES: Record<ColumnType, string> = {
-  string: 'VARCHAR', int32: 'INTEGER', int64: 'BIGINT', float32: 'FLOAT', float64: 'DOUBLE', bool: 'BOOLEAN',
-  'int32[]': 'INTEGER[]', 'int64[]': 'BIGINT[]', 'float32[]': 'FLOAT[]', 'uint8[]': 'UTINYINT[]', 'string[]': 'VARCHAR[]', json: 'JSON',
+  string: 'VARCHAR',
+  int32: 'INTEGER',
+  int64: 'BIGINT',
+  float32: 'FLOAT',
+  float64: 'DOUBLE',
+  bool: 'BOOLEAN',
+  'int32[]': 'INTEGER[]',
+  'int64[]': 'BIGINT[]',
+  'float32[]': 'FLOAT[]',
+  'uint8[]': 'UTINYINT[]',
+  'string[]': 'VARCHAR[]',
+  json: 'JSON',
 };
 
 /** A row value as DuckDB gives it back: arrays plain, float32 scalars rounded to float32, JSON as the value. */

@@ -7,18 +7,26 @@ const jsonl = createTrainerAdapter('jsonl');
 const parquet = createTrainerAdapter('parquet');
 
 const diagnostic = {
-  kind: 'history-edited' as const, callId: 'call-1', againstCallId: 'call-0', position: 4,
-  expected: { tokenIds: [1] }, actual: { tokenIds: [2] }, summary: 'edited',
+  kind: 'history-edited' as const,
+  callId: 'call-1',
+  againstCallId: 'call-0',
+  position: 4,
+  expected: { tokenIds: [1] },
+  actual: { tokenIds: [2] },
+  summary: 'edited',
 };
 
 describe('generic adapter (jsonl, parquet)', () => {
   it('writes every fact of the sample under tokentap names, with provenance', () => {
-    const exported = makeExportSample({}, {
-      chainIndex: 1,
-      diagnostics: [diagnostic],
-      rewardComponents: { correct: 1, format: -0.25 },
-      callRewards: [{ callId: 'call-2', value: 0.5 }],
-    });
+    const exported = makeExportSample(
+      {},
+      {
+        chainIndex: 1,
+        diagnostics: [diagnostic],
+        rewardComponents: { correct: 1, format: -0.25 },
+        callRewards: [{ callId: 'call-2', value: 0.5 }],
+      },
+    );
     const row = expectRowMatchesColumns(jsonl.toRow(exported), jsonl.columns);
     expect(row).toEqual({
       session_id: 'session-1',

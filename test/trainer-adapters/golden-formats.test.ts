@@ -66,8 +66,19 @@ describe('token-level formats on recorded tool sessions', () => {
     expect(rows).toHaveLength(8);
     for (const { item, row } of rows) {
       const { sample } = item;
-      expect(row).toMatchObject({ session_id: sample.sessionId, tokens: sample.tokens, loss_mask: sample.lossMask, logprobs: sample.logprobs, prompt_length: sample.promptLength });
-      expect([row.reward, row.advantage, row.group_id, row.status]).toEqual([sample.reward ?? null, item.advantage, sample.groupId ?? null, sample.status]);
+      expect(row).toMatchObject({
+        session_id: sample.sessionId,
+        tokens: sample.tokens,
+        loss_mask: sample.lossMask,
+        logprobs: sample.logprobs,
+        prompt_length: sample.promptLength,
+      });
+      expect([row.reward, row.advantage, row.group_id, row.status]).toEqual([
+        sample.reward ?? null,
+        item.advantage,
+        sample.groupId ?? null,
+        sample.status,
+      ]);
       expectAligned(row.tokens as Int32Array, row.loss_mask as Uint8Array, row.logprobs as Float32Array);
     }
     expect(rows.filter(({ row }) => row.reward === null).map(({ row }) => row.status)).toEqual(['failed']);
@@ -158,7 +169,11 @@ describe('token-level formats on recorded tool sessions', () => {
       const sessions = repetitions.get(item.groupKey) ?? [];
       if (!sessions.includes(sample.sessionId)) sessions.push(sample.sessionId);
       repetitions.set(item.groupKey, sessions);
-      expect([row.trajectory_instance_id, row.trajectory_repetition_id, row.stop_reasons]).toEqual([item.groupKey, sessions.indexOf(sample.sessionId), 'stop']);
+      expect([row.trajectory_instance_id, row.trajectory_repetition_id, row.stop_reasons]).toEqual([
+        item.groupKey,
+        sessions.indexOf(sample.sessionId),
+        'stop',
+      ]);
     }
     expect(rows.filter(({ row }) => row.is_last_step === false)).toHaveLength(1);
   });

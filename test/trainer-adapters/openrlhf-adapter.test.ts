@@ -8,11 +8,18 @@ const adapter = createTrainerAdapter('openrlhf');
 
 describe('actionRanges', () => {
   it('turns each run of 1 into a [start, end) pair', () => {
-    expect(actionRanges(Uint8Array.of(0, 0, 0, 1, 1, 0, 0, 1))).toEqual([[3, 5], [7, 8]]);
+    expect(actionRanges(Uint8Array.of(0, 0, 0, 1, 1, 0, 0, 1))).toEqual([
+      [3, 5],
+      [7, 8],
+    ]);
   });
 
   it('handles runs at both edges, single-token runs and runs split by one context token', () => {
-    expect(actionRanges(Uint8Array.of(1, 1, 0, 1, 0, 1, 1))).toEqual([[0, 2], [3, 4], [5, 7]]);
+    expect(actionRanges(Uint8Array.of(1, 1, 0, 1, 0, 1, 1))).toEqual([
+      [0, 2],
+      [3, 4],
+      [5, 7],
+    ]);
   });
 
   it('gives no ranges for an empty or all-context mask and one range for an all-sampled mask', () => {
@@ -29,7 +36,10 @@ describe('openrlhf adapter', () => {
       prompt: '',
       label: '',
       observation_tokens: Int32Array.of(10, 11, 12, 13, 14, 15, 16, 17),
-      action_ranges: [[3, 5], [7, 8]],
+      action_ranges: [
+        [3, 5],
+        [7, 8],
+      ],
       rollout_log_probs: Float32Array.of(0, 0, 0, -0.5, -0.25, 0, 0, -1.5),
       reward: 0.75,
       scores: 0.75,

@@ -22,7 +22,15 @@ export interface GoldenRow {
 export async function recordGoldenExport(): Promise<GoldenExport> {
   const fixture = await recordExportFixture();
   const store = openStore({ path: fixture.dbPath, readonly: true });
-  return { fixture, store, advantages: handAdvantages(fixture), close: () => { store.close(); fixture.remove(); } };
+  return {
+    fixture,
+    store,
+    advantages: handAdvantages(fixture),
+    close: () => {
+      store.close();
+      fixture.remove();
+    },
+  };
 }
 
 /**

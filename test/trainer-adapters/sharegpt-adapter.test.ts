@@ -18,12 +18,16 @@ describe('sharegpt', () => {
     expect(row).toEqual({
       conversations: [
         { from: 'human', value: 'What is 17 + 25? And 1 + 1? ✓' },
-        { from: 'function_call', value: '<think>\nTwo sums.\n</think>\n\n[{"name":"add","arguments":{"a":17,"b":25}},{"name":"add","arguments":{"a":1,"b":1}}]' },
+        {
+          from: 'function_call',
+          value: '<think>\nTwo sums.\n</think>\n\n[{"name":"add","arguments":{"a":17,"b":25}},{"name":"add","arguments":{"a":1,"b":1}}]',
+        },
         { from: 'observation', value: '42\n</tool_response>\n<tool_response>\n2' },
         { from: 'gpt', value: '<think>\nBoth came back.\n</think>\n\nIt is 42, and 2 — done ✓.' },
       ],
       system: 'You add numbers.',
-      tools: '[{"name":"add","description":"Adds two integers.","parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}}]',
+      tools:
+        '[{"name":"add","description":"Adds two integers.","parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}}]',
     });
   });
 
@@ -55,9 +59,21 @@ describe('sharegpt', () => {
       { role: 'assistant', content: 'Done.' },
     ];
     expect(rowOf(toolThenUser)).toEqual({ skip: 'turns_not_alternating' });
-    expect(rowOf([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'assistant', content: 'c' }])).toEqual({ skip: 'turns_not_alternating' });
+    expect(
+      rowOf([
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+        { role: 'assistant', content: 'c' },
+      ]),
+    ).toEqual({ skip: 'turns_not_alternating' });
     expect(rowOf([{ role: 'assistant', content: 'hi' }])).toEqual({ skip: 'turns_not_alternating' });
-    expect(rowOf([{ role: 'user', content: 'a' }, { role: 'system', content: 'new rules' }, { role: 'assistant', content: 'c' }])).toEqual({ skip: 'system_not_first' });
+    expect(
+      rowOf([
+        { role: 'user', content: 'a' },
+        { role: 'system', content: 'new rules' },
+        { role: 'assistant', content: 'c' },
+      ]),
+    ).toEqual({ skip: 'system_not_first' });
   });
 
   it('skips a sample whose conversation was not read', () => {

@@ -25,12 +25,20 @@ describe('skyrl adapter, generator shape', () => {
   });
 
   it('marks only the last exported sample of a rollout as its last step', () => {
-    const steps = [0, 1, 2].map((rolloutSampleIndex) => generator.toRow(makeExportSample({ rolloutSampleIndex, rolloutSampleCount: 3 })) as { is_last_step: boolean });
+    const steps = [0, 1, 2].map(
+      (rolloutSampleIndex) => generator.toRow(makeExportSample({ rolloutSampleIndex, rolloutSampleCount: 3 })) as { is_last_step: boolean },
+    );
     expect(steps.map((step) => step.is_last_step)).toEqual([false, false, true]);
   });
 
   it('maps statuses to stop reasons: completed is stop, truncated is length (overlong filtering), others as they are', () => {
-    const statuses: Array<[SampleStatus, string]> = [['completed', 'stop'], ['truncated', 'length'], ['failed', 'failed'], ['aborted', 'aborted'], ['unknown', 'unknown']];
+    const statuses: Array<[SampleStatus, string]> = [
+      ['completed', 'stop'],
+      ['truncated', 'length'],
+      ['failed', 'failed'],
+      ['aborted', 'aborted'],
+      ['unknown', 'unknown'],
+    ];
     for (const [status, expected] of statuses) {
       expect((generator.toRow(makeExportSample({}, { status })) as { stop_reasons: string }).stop_reasons).toBe(expected);
     }

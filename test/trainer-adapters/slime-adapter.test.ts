@@ -23,8 +23,13 @@ describe('slime adapter', () => {
       weight_versions: ['v1', 'v2'],
       status: 'completed',
       metadata: {
-        session_id: 'session-1', group_id: 'group-1', call_ids: ['call-1', 'call-2'], loss_weight: 0.5, advantage: 1.25,
-        tokentap_rollout_id: 'rollout-1', tokentap_status: 'completed',
+        session_id: 'session-1',
+        group_id: 'group-1',
+        call_ids: ['call-1', 'call-2'],
+        loss_weight: 0.5,
+        advantage: 1.25,
+        tokentap_rollout_id: 'rollout-1',
+        tokentap_status: 'completed',
       },
       session_id: 'session-1',
     });
@@ -32,7 +37,12 @@ describe('slime adapter', () => {
 
   it('maps statuses onto slime values: finished ones as they are, open or unknown ones as aborted', () => {
     const statuses: Array<[SampleStatus, string]> = [
-      ['completed', 'completed'], ['truncated', 'truncated'], ['failed', 'failed'], ['aborted', 'aborted'], ['in_progress', 'aborted'], ['unknown', 'aborted'],
+      ['completed', 'completed'],
+      ['truncated', 'truncated'],
+      ['failed', 'failed'],
+      ['aborted', 'aborted'],
+      ['in_progress', 'aborted'],
+      ['unknown', 'aborted'],
     ];
     for (const [status, expected] of statuses) {
       const row = adapter.toRow(makeExportSample({}, { status })) as { status: string; metadata: { tokentap_status: string } };

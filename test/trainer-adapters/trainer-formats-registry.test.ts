@@ -34,7 +34,9 @@ describe('trainer format registry', () => {
     for (const entry of TRAINER_FORMATS.filter((candidate) => TOKEN_FORMATS.includes(candidate.format) && candidate.format !== 'parquet')) {
       const adapters = (entry.shapes ?? [undefined]).map((shape) => createTrainerAdapter(entry.format, shape === undefined ? {} : { shape }));
       for (const { columns } of adapters) expect(new Set(columns.map((column) => column.name)).size).toBe(columns.length);
-      const expected = adapters.flatMap(({ columns }) => columns.map((column) => `${column.name} ${column.type}${column.nullable === true ? ' (nullable)' : ''}`));
+      const expected = adapters.flatMap(({ columns }) =>
+        columns.map((column) => `${column.name} ${column.type}${column.nullable === true ? ' (nullable)' : ''}`),
+      );
       expect(documentedColumns(doc, entry.format), entry.format).toEqual(expected);
     }
     expect(documentedColumns(doc, 'parquet')).toEqual(documentedColumns(doc, 'jsonl'));

@@ -21,7 +21,10 @@ describe('trl-grpo adapter', () => {
   });
 
   it('uses the group key, so an ungrouped rollout is a group of its own', () => {
-    const row = adapter.toRow(makeExportSample({ groupKey: 'rollout-9', advantage: null }, { groupId: undefined })) as { group_id: string; advantage: null };
+    const row = adapter.toRow(makeExportSample({ groupKey: 'rollout-9', advantage: null }, { groupId: undefined })) as {
+      group_id: string;
+      advantage: null;
+    };
     expect([row.group_id, row.advantage]).toEqual(['rollout-9', null]);
   });
 

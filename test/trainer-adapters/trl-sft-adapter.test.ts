@@ -41,7 +41,12 @@ describe('trl-sft', () => {
   it('prompt-completion: the reply alone is the completion', () => {
     const adapter = createTrlSftAdapter('prompt-completion');
     const row = expectRowMatchesColumns(adapter.toRow(makeExportSample({ conversation: toolConversation() })), adapter.columns);
-    expect(row).toEqual({ prompt: TRL_MESSAGES.slice(0, -1), completion: TRL_MESSAGES.slice(-1), tools: [ADD_TOOL], chat_template_kwargs: { enable_thinking: true } });
+    expect(row).toEqual({
+      prompt: TRL_MESSAGES.slice(0, -1),
+      completion: TRL_MESSAGES.slice(-1),
+      tools: [ADD_TOOL],
+      chat_template_kwargs: { enable_thinking: true },
+    });
   });
 
   it('tokens: the sample as input_ids and its loss mask as completion_mask, without reading a conversation', () => {
@@ -57,7 +62,11 @@ describe('trl-sft', () => {
     const conversation = {
       messages: [
         { role: 'user' as const, content: 'go' },
-        { role: 'assistant' as const, content: '', tool_calls: [{ id: '', type: 'function' as const, function: { name: 'ls', arguments: '{"path": ' } }] },
+        {
+          role: 'assistant' as const,
+          content: '',
+          tool_calls: [{ id: '', type: 'function' as const, function: { name: 'ls', arguments: '{"path": ' } }],
+        },
         { role: 'tool' as const, content: 'error', name: 'ls' },
         { role: 'assistant' as const, content: '' },
       ],

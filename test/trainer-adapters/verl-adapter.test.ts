@@ -21,14 +21,25 @@ describe('verl adapter', () => {
       rollout_id: 'rollout-1',
       session_id: 'session-1',
       extra_info: {
-        group_id: 'group-1', index: 7, group_index: 1, rollout_index: 4, sample_index: 1, sample_count: 2,
-        status: 'completed', faithful: true, call_ids: ['call-1', 'call-2'], policy_versions: ['v1', 'v2'],
+        group_id: 'group-1',
+        index: 7,
+        group_index: 1,
+        rollout_index: 4,
+        sample_index: 1,
+        sample_count: 2,
+        status: 'completed',
+        faithful: true,
+        call_ids: ['call-1', 'call-2'],
+        policy_versions: ['v1', 'v2'],
       },
     });
   });
 
   it('keys an ungrouped rollout by its group key (the rollout id) and writes a null advantage as null', () => {
-    const row = expectRowMatchesColumns(adapter.toRow(makeExportSample({ groupKey: 'rollout-1', advantage: null }, { groupId: undefined })), adapter.columns);
+    const row = expectRowMatchesColumns(
+      adapter.toRow(makeExportSample({ groupKey: 'rollout-1', advantage: null }, { groupId: undefined })),
+      adapter.columns,
+    );
     expect(row.uid).toBe('rollout-1');
     expect(row.advantage).toBeNull();
     expect((row.extra_info as { group_id: unknown }).group_id).toBeNull();

@@ -30,14 +30,31 @@ function verlRows(): ExportRow[] {
   const adapter = createTrainerAdapter('verl');
   const samples = [
     makeExportSample({ index: 0 }),
-    makeExportSample({ index: 1, rolloutSampleIndex: 0, rolloutSampleCount: 1 }, {
-      tokens: Int32Array.of(20, 21, 22, 23), lossMask: Uint8Array.of(0, 1, 1, 1), logprobs: Float32Array.of(0, -0.1, -0.2, -0.3),
-      policyVersions: [null, 'v1', 'v1', 'v1'], promptLength: 1, callIds: ['call-3'], reward: 0,
-    }),
-    makeExportSample({ index: 2, groupKey: 'rollout-9', advantage: null }, {
-      tokens: Int32Array.of(30, 31, 32, 33, 34, 35), lossMask: Uint8Array.of(0, 0, 0, 0, 0, 1), logprobs: Float32Array.of(0, 0, 0, 0, 0, -2),
-      policyVersions: [null, null, null, null, null, 'v2'], promptLength: 5, groupId: undefined, rolloutId: 'rollout-9', reward: 1,
-    }),
+    makeExportSample(
+      { index: 1, rolloutSampleIndex: 0, rolloutSampleCount: 1 },
+      {
+        tokens: Int32Array.of(20, 21, 22, 23),
+        lossMask: Uint8Array.of(0, 1, 1, 1),
+        logprobs: Float32Array.of(0, -0.1, -0.2, -0.3),
+        policyVersions: [null, 'v1', 'v1', 'v1'],
+        promptLength: 1,
+        callIds: ['call-3'],
+        reward: 0,
+      },
+    ),
+    makeExportSample(
+      { index: 2, groupKey: 'rollout-9', advantage: null },
+      {
+        tokens: Int32Array.of(30, 31, 32, 33, 34, 35),
+        lossMask: Uint8Array.of(0, 0, 0, 0, 0, 1),
+        logprobs: Float32Array.of(0, 0, 0, 0, 0, -2),
+        policyVersions: [null, null, null, null, null, 'v2'],
+        promptLength: 5,
+        groupId: undefined,
+        rolloutId: 'rollout-9',
+        reward: 1,
+      },
+    ),
   ];
   return samples.map((sample) => adapter.toRow(sample) as ExportRow);
 }
@@ -80,8 +97,14 @@ function expectBatch(batch: LoadedBatch, rows: ExportRow[], width: { prompt: num
   const expected = rows.map((row) => expectedRow(row, width, pad));
   const total = width.prompt + width.response;
   const shapes: Record<string, number[]> = {
-    prompts: [3, width.prompt], responses: [3, width.response], response_mask: [3, width.response], input_ids: [3, total],
-    attention_mask: [3, total], position_ids: [3, total], rollout_log_probs: [3, width.response], rm_scores: [3, width.response],
+    prompts: [3, width.prompt],
+    responses: [3, width.response],
+    response_mask: [3, width.response],
+    input_ids: [3, total],
+    attention_mask: [3, total],
+    position_ids: [3, total],
+    rollout_log_probs: [3, width.response],
+    rm_scores: [3, width.response],
   };
   expect(Object.keys(batch.tensors)).toEqual(Object.keys(shapes));
   for (const [name, shape] of Object.entries(shapes)) {

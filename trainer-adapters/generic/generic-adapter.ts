@@ -4,7 +4,11 @@ import type { TrainerFormat } from '../trainer-format.js';
 
 const COLUMNS: readonly ColumnSpec[] = [
   { name: 'session_id', type: 'string', description: 'the recorded session' },
-  { name: 'rollout_id', type: 'string', description: "the rollout (the session id unless the rollout API said otherwise); a rollout's samples share it" },
+  {
+    name: 'rollout_id',
+    type: 'string',
+    description: "the rollout (the session id unless the rollout API said otherwise); a rollout's samples share it",
+  },
   { name: 'sample_index', type: 'int32', description: "0-based index of the sample among its rollout's exported samples" },
   { name: 'group_id', type: 'string', nullable: true, description: "the rollout's group (GRPO group / task id); null when it has none" },
   { name: 'tokens', type: 'int32[]', description: 'the whole sequence: prompt, sampled completions, tool results and later prompts' },
@@ -13,7 +17,7 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'prompt_length', type: 'int32', description: "length of the first call's prompt: tokens before it are never sampled" },
   { name: 'reward', type: 'float64', nullable: true, description: "the rollout's reward; null when it has none" },
   { name: 'advantage', type: 'float32', nullable: true, description: "the rollout's advantage under the export's estimator; null without one" },
-  { name: 'loss_weight', type: 'float32', description: "1/k over the k exported trainable samples of the rollout (0 for untrained samples)" },
+  { name: 'loss_weight', type: 'float32', description: '1/k over the k exported trainable samples of the rollout (0 for untrained samples)' },
   { name: 'status', type: 'string', description: 'completed | truncated | failed | aborted | in_progress | unknown' },
   { name: 'faithful', type: 'bool', description: 'false when any token id came from retokenized text rather than the backend' },
   { name: 'call_ids', type: 'string[]', description: 'the recorded calls merged into the sample, in order' },

@@ -12,8 +12,16 @@ export interface OpenAiTrainingMessage {
 }
 
 const COLUMNS: readonly ColumnSpec[] = [
-  { name: 'messages', type: 'json', description: "the last call's messages, then its reply as the final assistant message (OpenAI form: arguments as JSON strings, no reasoning)" },
-  { name: 'tools', type: 'json', description: 'the tool definitions the call offered, as sent (OpenAI function-tool form); left out of a JSONL line when none' },
+  {
+    name: 'messages',
+    type: 'json',
+    description: "the last call's messages, then its reply as the final assistant message (OpenAI form: arguments as JSON strings, no reasoning)",
+  },
+  {
+    name: 'tools',
+    type: 'json',
+    description: 'the tool definitions the call offered, as sent (OpenAI function-tool form); left out of a JSONL line when none',
+  },
 ];
 
 const DESCRIPTION = 'OpenAI chat fine-tuning rows (messages, tools): every assistant message trained, reasoning left out';

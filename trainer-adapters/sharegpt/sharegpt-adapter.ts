@@ -7,7 +7,11 @@ import { toShareGptTurns } from './to-sharegpt-turns.js';
 // LLaMA-Factory's ShareGPT columns (shared/reference/trainer-formats.md 10a), registered in dataset_info.json as
 // "formatting": "sharegpt", "columns": {"messages": "conversations", "system": "system", "tools": "tools"}
 const COLUMNS: readonly ColumnSpec[] = [
-  { name: 'conversations', type: 'json', description: 'turns {from: human|gpt|function_call|observation, value}, alternating asker and answerer; the last is the call\'s reply' },
+  {
+    name: 'conversations',
+    type: 'json',
+    description: "turns {from: human|gpt|function_call|observation, value}, alternating asker and answerer; the last is the call's reply",
+  },
   { name: 'system', type: 'string', description: 'the system prompt; "" when none' },
   { name: 'tools', type: 'string', description: 'the tool definitions as a JSON string ([{name, description, parameters}]); "" when none' },
 ];

@@ -14,9 +14,13 @@ const COLUMNS: Record<SkyRlShape, readonly ColumnSpec[]> = {
     { name: 'rewards', type: 'float32', description: "the rollout's reward (a scalar per sequence)" },
     { name: 'loss_masks', type: 'uint8[]', description: '1 = sampled by the model, 0 = tool/observation token; aligned with response_ids' },
     { name: 'rollout_logprobs', type: 'float32[]', description: 'sampling logprobs aligned with response_ids, 0 where loss_masks is 0' },
-    { name: 'stop_reasons', type: 'string', description: 'stop (completed), length (truncated), else the status (failed, aborted, in_progress, unknown)' },
+    {
+      name: 'stop_reasons',
+      type: 'string',
+      description: 'stop (completed), length (truncated), else the status (failed, aborted, in_progress, unknown)',
+    },
     { name: 'trajectory_instance_id', type: 'string', description: 'TrajectoryID.instance_id: the group key (group id, else rollout id)' },
-    { name: 'trajectory_repetition_id', type: 'int32', description: 'TrajectoryID.repetition_id: the rollout\'s 0-based index in its group' },
+    { name: 'trajectory_repetition_id', type: 'int32', description: "TrajectoryID.repetition_id: the rollout's 0-based index in its group" },
     { name: 'is_last_step', type: 'bool', description: "true on the rollout's last exported sample (step-wise training)" },
     { name: 'session_id', type: 'string', description: 'the recorded session' },
   ],
@@ -26,7 +30,8 @@ const COLUMNS: Record<SkyRlShape, readonly ColumnSpec[]> = {
   ],
 };
 
-const DESCRIPTION = 'SkyRL GeneratorOutput rows (generator: prompt_token_ids, response_ids, loss_masks, rewards, trajectory ids) or pre-tokenized SFT rows (sft: input_ids, loss_mask)';
+const DESCRIPTION =
+  'SkyRL GeneratorOutput rows (generator: prompt_token_ids, response_ids, loss_masks, rewards, trajectory ids) or pre-tokenized SFT rows (sft: input_ids, loss_mask)';
 
 /**
  * SkyRL rows for one shape: a custom generator's `GeneratorOutput`, one entry per sample, or the pre-tokenized

@@ -11,7 +11,7 @@ export type SlimeStatus = 'completed' | 'truncated' | 'aborted' | 'failed';
 const COLUMNS: readonly ColumnSpec[] = [
   { name: 'group_index', type: 'int32', description: "0-based running index of the sample's group in the export" },
   { name: 'index', type: 'int32', description: '0-based position of the sample in the export' },
-  { name: 'rollout_id', type: 'int32', description: "0-based running index of the rollout; sibling samples of one rollout share it" },
+  { name: 'rollout_id', type: 'int32', description: '0-based running index of the rollout; sibling samples of one rollout share it' },
   { name: 'prompt', type: 'string', description: 'always "" (the prompt is in tokens)' },
   { name: 'tokens', type: 'int32[]', description: 'the whole sequence: prompt tokens then response tokens' },
   { name: 'response_length', type: 'int32', description: "the trailing tokens after the first call's prompt" },

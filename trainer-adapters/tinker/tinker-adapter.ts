@@ -29,7 +29,8 @@ const COLUMNS: Record<TinkerShape, readonly ColumnSpec[]> = {
   ],
 };
 
-const DESCRIPTION = 'Tinker Datum rows (model_input, shifted target_tokens, logprobs + advantages for rl, weights for sft); JSONL lines are Datum JSON';
+const DESCRIPTION =
+  'Tinker Datum rows (model_input, shifted target_tokens, logprobs + advantages for rl, weights for sft); JSONL lines are Datum JSON';
 
 /**
  * Tinker rows for one shape: flat columns (Parquet, and what `toJson` reads) and the Datum wire JSON for JSONL.

@@ -10,8 +10,13 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'logprobs', type: 'float32[]', description: 'sampling logprobs aligned with completion_ids, 0 on env tokens' },
   { name: 'env_mask', type: 'uint8[]', description: '1 = model token, 0 = tool/environment token inside the completion' },
   { name: 'reward', type: 'float64', description: "the rollout's reward" },
-  { name: 'advantage', type: 'float32', nullable: true, description: "the export's advantage of the rollout (TRL computes its own from the rewards)" },
-  { name: 'group_id', type: 'string', description: 'the group key: the group id, else the rollout id; a group\'s completions are contiguous' },
+  {
+    name: 'advantage',
+    type: 'float32',
+    nullable: true,
+    description: "the export's advantage of the rollout (TRL computes its own from the rewards)",
+  },
+  { name: 'group_id', type: 'string', description: "the group key: the group id, else the rollout id; a group's completions are contiguous" },
   { name: 'session_id', type: 'string', description: 'the recorded session' },
 ];
 

@@ -9,17 +9,31 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'prompt_ids', type: 'int32[]', description: "tokens[:prompt_length]: the first call's prompt" },
   { name: 'response_ids', type: 'int32[]', description: 'the rest: sampled tokens and the tool results / prompts between them' },
   { name: 'response_mask', type: 'uint8[]', description: '1 = sampled by the model, 0 = tool/observation token; aligned with response_ids' },
-  { name: 'response_logprobs', type: 'float32[]', description: 'sampling logprobs aligned with response_ids (0 where response_mask is 0); rollout_log_probs in verl' },
+  {
+    name: 'response_logprobs',
+    type: 'float32[]',
+    description: 'sampling logprobs aligned with response_ids (0 where response_mask is 0); rollout_log_probs in verl',
+  },
   { name: 'reward', type: 'float32', description: "the rollout's reward (AgentLoopOutput.reward_score; rm_scores on the last response token)" },
-  { name: 'advantage', type: 'float32', nullable: true, description: "the export's advantage of the rollout (verl computes its own from reward and uid)" },
+  {
+    name: 'advantage',
+    type: 'float32',
+    nullable: true,
+    description: "the export's advantage of the rollout (verl computes its own from reward and uid)",
+  },
   { name: 'num_turns', type: 'int32', description: 'the recorded calls merged into the sample (__num_turns__)' },
   { name: 'loss_weight', type: 'float32', description: '1/k over the k exported samples of the rollout' },
   { name: 'rollout_id', type: 'string', description: "the tokentap rollout id; a rollout's samples share it" },
   { name: 'session_id', type: 'string', description: 'the recorded session' },
-  { name: 'extra_info', type: 'json', description: '{ group_id, index, group_index, rollout_index, sample_index, sample_count, status, faithful, call_ids, policy_versions }' },
+  {
+    name: 'extra_info',
+    type: 'json',
+    description: '{ group_id, index, group_index, rollout_index, sample_index, sample_count, status, faithful, call_ids, policy_versions }',
+  },
 ];
 
-const DESCRIPTION = 'verl AgentLoopOutput rows (prompt_ids, response_ids, response_mask, response_logprobs, reward) keyed by uid; examples/verl/load_tokentap.py pads them into a DataProto';
+const DESCRIPTION =
+  'verl AgentLoopOutput rows (prompt_ids, response_ids, response_mask, response_logprobs, reward) keyed by uid; examples/verl/load_tokentap.py pads them into a DataProto';
 
 /**
  * verl rows: one padding-free AgentLoopOutput per sample, split at the first call's prompt length.

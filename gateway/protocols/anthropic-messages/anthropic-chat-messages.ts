@@ -1,6 +1,10 @@
 import { writeReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
 import type {
-  AnthropicAssistantBlock, AnthropicImageBlock, AnthropicRequest, AnthropicTextBlock, AnthropicUserBlock,
+  AnthropicAssistantBlock,
+  AnthropicImageBlock,
+  AnthropicRequest,
+  AnthropicTextBlock,
+  AnthropicUserBlock,
 } from './anthropic-messages-schema.js';
 
 /** An OpenAI chat message as vLLM reads it. */

@@ -4,8 +4,19 @@ import { toChatMessages } from './anthropic-chat-messages.js';
 
 /** Top-level fields the translation reads; any other field is recorded by name, never forwarded. */
 const READ_FIELDS = new Set([
-  'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'stop_sequences', 'temperature', 'top_p', 'top_k',
-  'stream', 'metadata',
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stream',
+  'metadata',
 ]);
 
 export interface TranslatedAnthropicRequest {

@@ -45,10 +45,15 @@ function number(text: string, pattern: RegExp): number | null {
  */
 export function contextLengthMessage(backendMessage: string): string {
   const limit = number(backendMessage, /maximum context length is (\d+)/i) ?? number(backendMessage, /context length \((\d+)/i);
-  const input = number(backendMessage, /(\d+) in the messages/i) ?? number(backendMessage, /contains (\d+) input tokens/i)
-    ?? number(backendMessage, /has (\d+) input tokens/i) ?? number(backendMessage, /input \((\d+) tokens\)/i);
-  const output = number(backendMessage, /(\d+) in the completion/i) ?? number(backendMessage, /requested (\d+) output tokens/i)
-    ?? number(backendMessage, /is too large: (\d+)/i);
+  const input =
+    number(backendMessage, /(\d+) in the messages/i) ??
+    number(backendMessage, /contains (\d+) input tokens/i) ??
+    number(backendMessage, /has (\d+) input tokens/i) ??
+    number(backendMessage, /input \((\d+) tokens\)/i);
+  const output =
+    number(backendMessage, /(\d+) in the completion/i) ??
+    number(backendMessage, /requested (\d+) output tokens/i) ??
+    number(backendMessage, /is too large: (\d+)/i);
   if (limit === null || input === null) return `prompt is too long: ${backendMessage}`;
   if (input >= limit || output === null) return `prompt is too long: ${input} tokens > ${limit} maximum`;
   return `prompt is too long: input length and \`max_tokens\` exceed context limit: ${input} + ${output} > ${limit}, decrease input length or \`max_tokens\` and try again`;
@@ -56,7 +61,10 @@ export function contextLengthMessage(backendMessage: string): string {
 
 function fromOpenAiShape(normalized: OpenAiErrorBody, status: number): { status: number; body: AnthropicErrorBody } {
   if (normalized.error.code === 'context_length_exceeded') {
-    return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: contextLengthMessage(normalized.error.message) } } };
+    return {
+      status: 400,
+      body: { type: 'error', error: { type: 'invalid_request_error', message: contextLengthMessage(normalized.error.message) } },
+    };
   }
   return { status, body: { type: 'error', error: { type: anthropicErrorType(status), message: normalized.error.message } } };
 }

@@ -91,7 +91,10 @@ export function toAnthropicMessage(completion: Record<string, unknown>, options:
     const backendId = typeof call.id === 'string' ? call.id : undefined;
     content.push({ type: 'tool_use', id: toolUseId(backendId, id, position), name: String(fn.name ?? ''), input: parseInput(fn.arguments) });
   });
-  const stop = anthropicStopReason({ finishReason: finish.finish_reason, stopReason: finish.stop_reason, sawToolUse: toolCalls.length > 0 }, options.stopSequences);
+  const stop = anthropicStopReason(
+    { finishReason: finish.finish_reason, stopReason: finish.stop_reason, sawToolUse: toolCalls.length > 0 },
+    options.stopSequences,
+  );
   const promptTokens = Array.isArray(completion.prompt_token_ids) ? completion.prompt_token_ids.length : 0;
   const completionTokens = Array.isArray(finish.token_ids) ? finish.token_ids.length : 0;
   return {

@@ -52,7 +52,10 @@ const tool = z
     description: z.string().nullish(),
     input_schema: z.record(z.string(), z.unknown()).optional(),
   })
-  .refine((value) => !isCustomTool(value) || value.input_schema !== undefined, { message: 'a custom tool needs an input_schema', path: ['input_schema'] });
+  .refine((value) => !isCustomTool(value) || value.input_schema !== undefined, {
+    message: 'a custom tool needs an input_schema',
+    path: ['input_schema'],
+  });
 
 const toolChoice = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().nullish() }),

@@ -23,10 +23,13 @@ export const ANTHROPIC_MESSAGES_PATH = /^(?:\/s\/[^/]*)?\/v1\/messages(?:[/?]|$)
  */
 export function registerAnthropicFrontDoor(app: FastifyInstance, context: GatewayContext): void {
   for (const prefix of ['/v1/messages', '/s/:sessionId/v1/messages']) {
-    void app.register(async (scope) => {
-      anthropicErrorHandler.setOn(scope);
-      registerAnthropicMessages(scope, context);
-    }, { prefix });
+    void app.register(
+      async (scope) => {
+        anthropicErrorHandler.setOn(scope);
+        registerAnthropicMessages(scope, context);
+      },
+      { prefix },
+    );
   }
   for (const url of ['/', '/s/:sessionId']) app.head(url, async (_request, reply) => reply.code(200).send());
 }

@@ -63,7 +63,10 @@ export class AnthropicStreamEvents {
     const events: string[] = [];
     if (!this.#started) this.#start({}, events);
     this.#close(events);
-    const stop = anthropicStopReason({ finishReason: this.#finishReason, stopReason: this.#stopReason, sawToolUse: this.#toolBlocks.size > 0 }, this.#options.stopSequences);
+    const stop = anthropicStopReason(
+      { finishReason: this.#finishReason, stopReason: this.#stopReason, sawToolUse: this.#toolBlocks.size > 0 },
+      this.#options.stopSequences,
+    );
     const usage = anthropicUsage(this.#usage, { promptTokens: this.#promptTokens, completionTokens: fallbackOutputTokens });
     events.push(sse('message_delta', { delta: stop, usage }));
     events.push(sse('message_stop', {}));
@@ -76,7 +79,16 @@ export class AnthropicStreamEvents {
     // vLLM sends prompt_token_ids in the first chunk (tokentap always asks): the exact input count up front
     this.#promptTokens = Array.isArray(chunk.prompt_token_ids) ? chunk.prompt_token_ids.length : 0;
     const usage = { input_tokens: this.#promptTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-    const message = { id: this.#messageId, type: 'message', role: 'assistant', model: this.#options.model, content: [], stop_reason: null, stop_sequence: null, usage };
+    const message = {
+      id: this.#messageId,
+      type: 'message',
+      role: 'assistant',
+      model: this.#options.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    };
     events.push(sse('message_start', { message }));
     events.push(sse('ping', {}));
   }

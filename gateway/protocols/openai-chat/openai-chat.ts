@@ -43,6 +43,13 @@ async function handleChat(request: FastifyRequest<{ Params: RouteParams }>, repl
   const requestBody = parseChatBody(request.body);
   const { backendBody, asked } = prepareChatRequest(requestBody, { model: context.config.model, topLogprobs: context.config.topLogprobs });
   await runChatCall({
-    request, reply, context, frontDoor: 'openai-chat', requestBody, backendBody, stream: requestBody.stream === true, renderer: createOpenAiChatRenderer(asked),
+    request,
+    reply,
+    context,
+    frontDoor: 'openai-chat',
+    requestBody,
+    backendBody,
+    stream: requestBody.stream === true,
+    renderer: createOpenAiChatRenderer(asked),
   });
 }

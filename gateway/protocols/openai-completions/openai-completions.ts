@@ -56,12 +56,14 @@ export function parseCompletionsBody(body: unknown): Record<string, unknown> {
   const data = parsed.data;
   if (ids !== null) data.prompt = ids;
   const prompt = data.prompt;
-  if (Array.isArray(prompt) && prompt.length === 0) throw new TokentapError('TT_INVALID_REQUEST', { message: 'Invalid completion request: prompt is empty', param: 'prompt' });
+  if (Array.isArray(prompt) && prompt.length === 0)
+    throw new TokentapError('TT_INVALID_REQUEST', { message: 'Invalid completion request: prompt is empty', param: 'prompt' });
   if (Array.isArray(prompt) && typeof prompt[0] !== 'number' && prompt.length > 1) {
     throw unsupported(`tokentap records one prompt per call; this request has ${prompt.length} prompts (send one request each)`, 'prompt');
   }
   if (typeof data.n === 'number' && data.n > 1) throw unsupported('n > 1 is not supported: one call records one sampled sequence', 'n');
-  if (typeof data.best_of === 'number' && data.best_of > 1) throw unsupported('best_of > 1 is not supported: one call records one sampled sequence', 'best_of');
+  if (typeof data.best_of === 'number' && data.best_of > 1)
+    throw unsupported('best_of > 1 is not supported: one call records one sampled sequence', 'best_of');
   if (data.echo === true) throw unsupported('echo is not supported: it mixes the prompt into the recorded completion', 'echo');
   return data as Record<string, unknown>;
 }

@@ -56,9 +56,16 @@ export function parseResponsesBody(body: unknown): Record<string, unknown> {
     throw new TokentapError('TT_INVALID_REQUEST', { message: `Invalid responses request: ${z.prettifyError(parsed.error)}`, param });
   }
   const data = parsed.data;
-  if (data.background === true) throw new TokentapError('TT_UNSUPPORTED_FEATURE', { message: 'background responses are not supported: tokentap serves each call while the harness waits', param: 'background' });
+  if (data.background === true)
+    throw new TokentapError('TT_UNSUPPORTED_FEATURE', {
+      message: 'background responses are not supported: tokentap serves each call while the harness waits',
+      param: 'background',
+    });
   if (data.conversation !== undefined && data.conversation !== null) {
-    throw new TokentapError('TT_UNSUPPORTED_FEATURE', { message: 'conversation objects are not supported; resend the input or use previous_response_id', param: 'conversation' });
+    throw new TokentapError('TT_UNSUPPORTED_FEATURE', {
+      message: 'conversation objects are not supported; resend the input or use previous_response_id',
+      param: 'conversation',
+    });
   }
   if ((data.input === undefined || data.input === null) && !data.previous_response_id) {
     throw new TokentapError('TT_INVALID_REQUEST', { message: 'Invalid responses request: input is required', param: 'input' });
@@ -97,7 +104,8 @@ async function handleResponses(request: FastifyRequest<{ Params: RouteParams }>,
     request: body,
   };
   // store: false (Codex's default) asks that nothing be kept
-  const onFinished = body.store === false ? undefined : (output: OutputItem[]): void => history.remember(sessionId, envelope.id, [...inputItems, ...output]);
+  const onFinished =
+    body.store === false ? undefined : (output: OutputItem[]): void => history.remember(sessionId, envelope.id, [...inputItems, ...output]);
   await runChatCall({
     request,
     reply,

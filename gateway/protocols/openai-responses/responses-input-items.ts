@@ -73,10 +73,25 @@ export type InputItem =
  * dropped from the request (the backend cannot run them), so their calls and outputs are dropped too.
  */
 const HOSTED_ITEM_TYPES = new Set([
-  'web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call', 'computer_call',
-  'computer_call_output', 'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output',
-  'apply_patch_call', 'apply_patch_call_output', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request',
-  'mcp_approval_response', 'tool_search_call', 'tool_search_output', 'compaction',
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'computer_call',
+  'computer_call_output',
+  'local_shell_call',
+  'local_shell_call_output',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
+  'mcp_call',
+  'mcp_list_tools',
+  'mcp_approval_request',
+  'mcp_approval_response',
+  'tool_search_call',
+  'tool_search_output',
+  'compaction',
 ]);
 
 const SCHEMAS = {
@@ -111,9 +126,16 @@ export function parseInputItem(raw: unknown, index: number): InputItem {
   if (typeof type !== 'string') throw new TokentapError('TT_INVALID_REQUEST', { message: `${param}.type must be a string`, param: `${param}.type` });
   if (HOSTED_ITEM_TYPES.has(type)) return { kind: 'dropped', type };
   if (type === 'item_reference') {
-    throw new TokentapError('TT_UNSUPPORTED_FEATURE', { message: `${param}: item_reference is not supported; send the item itself or use previous_response_id`, param });
+    throw new TokentapError('TT_UNSUPPORTED_FEATURE', {
+      message: `${param}: item_reference is not supported; send the item itself or use previous_response_id`,
+      param,
+    });
   }
-  if (!(type in SCHEMAS)) throw new TokentapError('TT_INVALID_REQUEST', { message: `${param}.type ${JSON.stringify(type.slice(0, 80))} is not an input item type tokentap knows`, param: `${param}.type` });
+  if (!(type in SCHEMAS))
+    throw new TokentapError('TT_INVALID_REQUEST', {
+      message: `${param}.type ${JSON.stringify(type.slice(0, 80))} is not an input item type tokentap knows`,
+      param: `${param}.type`,
+    });
   const key = type as keyof typeof SCHEMAS;
   const parsed = SCHEMAS[key].safeParse(raw);
   if (!parsed.success) {

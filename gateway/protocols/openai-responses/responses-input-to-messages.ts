@@ -24,20 +24,27 @@ function chatPart(part: ContentPart, param: string): Record<string, unknown> {
     case 'input_text':
     case 'output_text':
     case 'text':
-      if (part.text === undefined) throw new TokentapError('TT_INVALID_REQUEST', { message: `${param}.text must be a string`, param: `${param}.text` });
+      if (part.text === undefined)
+        throw new TokentapError('TT_INVALID_REQUEST', { message: `${param}.text must be a string`, param: `${param}.text` });
       return { type: 'text', text: part.text };
     case 'refusal':
       return { type: 'text', text: part.refusal ?? part.text ?? '' };
     case 'input_image':
       if (typeof part.image_url !== 'string') {
-        throw new TokentapError('TT_UNSUPPORTED_FEATURE', { message: `${param}: only images given by image_url (a URL or data URL) can be forwarded`, param });
+        throw new TokentapError('TT_UNSUPPORTED_FEATURE', {
+          message: `${param}: only images given by image_url (a URL or data URL) can be forwarded`,
+          param,
+        });
       }
       return { type: 'image_url', image_url: part.detail ? { url: part.image_url, detail: part.detail } : { url: part.image_url } };
     case 'input_file':
     case 'input_audio':
       throw new TokentapError('TT_UNSUPPORTED_FEATURE', { message: `${param}: ${part.type} parts cannot be forwarded to a chat backend`, param });
     default:
-      throw new TokentapError('TT_INVALID_REQUEST', { message: `${param}.type ${JSON.stringify(part.type.slice(0, 80))} is not a content part type`, param: `${param}.type` });
+      throw new TokentapError('TT_INVALID_REQUEST', {
+        message: `${param}.type ${JSON.stringify(part.type.slice(0, 80))} is not a content part type`,
+        param: `${param}.type`,
+      });
   }
 }
 
@@ -53,10 +60,16 @@ function chatContent(content: string | ContentPart[], param: string): string | A
 function plainText(content: string | ContentPart[], param: string, separator: string): string {
   const chat = chatContent(content, param);
   if (typeof chat === 'string') return chat;
-  return chat.map((part, index) => {
-    if (part.type !== 'text') throw new TokentapError('TT_UNSUPPORTED_FEATURE', { message: `${param}[${index}]: only text can go in this message`, param: `${param}[${index}]` });
-    return part.text as string;
-  }).join(separator);
+  return chat
+    .map((part, index) => {
+      if (part.type !== 'text')
+        throw new TokentapError('TT_UNSUPPORTED_FEATURE', {
+          message: `${param}[${index}]: only text can go in this message`,
+          param: `${param}[${index}]`,
+        });
+      return part.text as string;
+    })
+    .join(separator);
 }
 
 /** A reasoning item's text: its raw `content` when present (what this gateway returns), else its summaries. */

@@ -72,7 +72,11 @@ export function callIdOf(rawId: unknown): string {
  *
  * @example chatMessageToOutput({ content: 'Hi' }, names, nextId) // [{ type: 'message', ... }]
  */
-export function chatMessageToOutput(message: Record<string, unknown>, names: ResponsesToolNames, nextId: ReturnType<typeof createItemIds>): OutputItem[] {
+export function chatMessageToOutput(
+  message: Record<string, unknown>,
+  names: ResponsesToolNames,
+  nextId: ReturnType<typeof createItemIds>,
+): OutputItem[] {
   const output: OutputItem[] = [];
   const reasoning = readReasoning(message);
   if (reasoning !== null && reasoning !== '') output.push(reasoningItem(nextId('rs'), reasoning, 'completed'));
@@ -81,7 +85,11 @@ export function chatMessageToOutput(message: Record<string, unknown>, names: Res
   if (content.trim() !== '' || (toolCalls.length === 0 && content !== '')) output.push(messageItem(nextId('msg'), content, 'completed'));
   for (const call of toolCalls) {
     const fn = isRecord(call.function) ? call.function : {};
-    const chatCall = { callId: callIdOf(call.id), chatName: typeof fn.name === 'string' ? fn.name : '', arguments: typeof fn.arguments === 'string' ? fn.arguments : '' };
+    const chatCall = {
+      callId: callIdOf(call.id),
+      chatName: typeof fn.name === 'string' ? fn.name : '',
+      arguments: typeof fn.arguments === 'string' ? fn.arguments : '',
+    };
     output.push(toolCallItem(nextId(names.target(chatCall.chatName).kind === 'custom' ? 'ctc' : 'fc'), chatCall, names, 'completed'));
   }
   return output;

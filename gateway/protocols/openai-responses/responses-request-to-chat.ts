@@ -22,8 +22,19 @@ export interface ResponsesChatRequest {
 
 /** Fields the translation itself consumes. */
 const TRANSLATED = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'max_output_tokens',
-  'temperature', 'top_p', 'reasoning', 'text', 'stream', 'previous_response_id',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'reasoning',
+  'text',
+  'stream',
+  'previous_response_id',
 ]);
 
 /**
@@ -31,7 +42,14 @@ const TRANSLATED = new Set([
  * forwarded unchanged. `chat_template_kwargs` lets a harness set the template's switches itself.
  */
 const VLLM_EXTRAS = [
-  'top_k', 'min_p', 'seed', 'stop', 'presence_penalty', 'frequency_penalty', 'repetition_penalty', 'chat_template_kwargs',
+  'top_k',
+  'min_p',
+  'seed',
+  'stop',
+  'presence_penalty',
+  'frequency_penalty',
+  'repetition_penalty',
+  'chat_template_kwargs',
 ] as const;
 
 /** `text.format` to chat's `response_format`: json_schema and json_object carry over; text needs nothing. */

@@ -3,7 +3,14 @@ import { createReasoningDeltaReader } from '../../../model-format/backend-fields
 import { responseObject, type ResponseEnvelope, type ResponseState } from './responses-envelope.js';
 import { ResponsesEventWriter } from './responses-event-writer.js';
 import {
-  callIdOf, createItemIds, customToolInput, messageItem, reasoningItem, toolCallItem, toResponsesUsage, type OutputItem,
+  callIdOf,
+  createItemIds,
+  customToolInput,
+  messageItem,
+  reasoningItem,
+  toolCallItem,
+  toResponsesUsage,
+  type OutputItem,
 } from './responses-output-items.js';
 import type { ResponsesToolNames } from './responses-tools.js';
 
@@ -119,7 +126,12 @@ export class ResponsesStreamTranslator {
     if (this.#reasoning === null) {
       const id = this.#nextId('rs');
       const index = this.#writer.addItem({ ...reasoningItem(id, '', 'in_progress'), content: [] });
-      this.#writer.emit('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      this.#writer.emit('response.content_part.added', {
+        item_id: id,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'reasoning_text', text: '' },
+      });
       this.#reasoning = { id, index, text: '' };
     }
     const open = this.#reasoning;
@@ -147,7 +159,12 @@ export class ResponsesStreamTranslator {
       this.#heldContent = '';
       const id = this.#nextId('msg');
       const index = this.#writer.addItem({ ...messageItem(id, '', 'in_progress'), content: [] });
-      this.#writer.emit('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+      this.#writer.emit('response.content_part.added', {
+        item_id: id,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      });
       this.#message = { id, index, text: '' };
     }
     const open = this.#message;
@@ -183,7 +200,11 @@ export class ResponsesStreamTranslator {
     if (state.opened === null) {
       if (state.chatName !== '') this.#openTool(state);
     } else if (state.opened.kind === 'function' && argumentsDelta !== '') {
-      this.#writer.emit('response.function_call_arguments.delta', { item_id: state.opened.id, output_index: state.opened.index, delta: argumentsDelta });
+      this.#writer.emit('response.function_call_arguments.delta', {
+        item_id: state.opened.id,
+        output_index: state.opened.index,
+        delta: argumentsDelta,
+      });
     }
   }
 

@@ -119,7 +119,8 @@ export function translateResponsesTools(tools: unknown[] | null | undefined): Tr
       chatTools.push(memberTool(tool, param, names));
     } else if (tool.type === 'namespace') {
       const namespace = requireName(tool, param);
-      if (!Array.isArray(tool.tools)) throw new TokentapError('TT_INVALID_REQUEST', { message: `${param}.tools must be an array`, param: `${param}.tools` });
+      if (!Array.isArray(tool.tools))
+        throw new TokentapError('TT_INVALID_REQUEST', { message: `${param}.tools must be an array`, param: `${param}.tools` });
       tool.tools.forEach((member, memberIndex) => chatTools.push(memberTool(member, `${param}.tools[${memberIndex}]`, names, namespace)));
     } else {
       droppedTools.push(typeof tool.name === 'string' ? `${tool.type}:${tool.name}` : tool.type);
@@ -139,10 +140,14 @@ export function translateToolChoice(choice: unknown, names: ResponsesToolNames):
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
   if (!isRecord(choice) || typeof choice.type !== 'string') {
-    throw new TokentapError('TT_INVALID_REQUEST', { message: 'tool_choice must be auto, none, required or an object with a type', param: 'tool_choice' });
+    throw new TokentapError('TT_INVALID_REQUEST', {
+      message: 'tool_choice must be auto, none, required or an object with a type',
+      param: 'tool_choice',
+    });
   }
   if (choice.type === 'function' || choice.type === 'custom') {
-    if (typeof choice.name !== 'string') throw new TokentapError('TT_INVALID_REQUEST', { message: 'tool_choice.name must be a string', param: 'tool_choice.name' });
+    if (typeof choice.name !== 'string')
+      throw new TokentapError('TT_INVALID_REQUEST', { message: 'tool_choice.name must be a string', param: 'tool_choice.name' });
     return { type: 'function', function: { name: names.chatNameForChoice(choice.name) } };
   }
   if (choice.type === 'allowed_tools') return choice.mode === 'required' ? 'required' : 'auto';

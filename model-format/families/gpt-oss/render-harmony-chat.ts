@@ -42,14 +42,17 @@ export function renderHarmonyChat(messages: readonly unknown[], tools: readonly 
   const turns: HarmonyMessage[] = [];
   const toolNames = new Map<string, string>();
   messages.forEach((message, position) => {
-    if (!isRecord(message) || typeof message.role !== 'string') throw new TokentapError('TT_INVALID_ARGUMENT', { message: `messages[${position}] must be an object with a string role` });
+    if (!isRecord(message) || typeof message.role !== 'string')
+      throw new TokentapError('TT_INVALID_ARGUMENT', { message: `messages[${position}] must be an object with a string role` });
     if (message.role === 'system' || message.role === 'developer') instructions.push(contentText(message.content));
     else turns.push(...toHarmonyTurns(message, toolNames));
   });
   const header: HarmonyMessage[] = [{ author: 'system', content: systemText(options, functionTools.length > 0) }];
   const developer = developerText(instructions, functionTools);
   if (developer !== null) header.push({ author: 'developer', content: developer });
-  const text = dropEarlyAnalysis([...header, ...turns]).map(renderMessage).join('');
+  const text = dropEarlyAnalysis([...header, ...turns])
+    .map(renderMessage)
+    .join('');
   return options.addGenerationPrompt === false ? text : `${text}<|start|>assistant`;
 }
 

@@ -14,7 +14,8 @@ import type { AssistantOutput, ReplyText } from '../../reply/assistant-output.js
  * // { text: '<|channel|>analysis<|message|>Easy.<|end|><|start|>assistant<|channel|>final<|message|>4.', endToken: '<|return|>' }
  */
 export function writeHarmonyReply(output: AssistantOutput): ReplyText {
-  if (output.toolCalls.length > 1) return { refusal: 'a Harmony completion ends at its first <|call|>: several tool calls cannot come from one completion' };
+  if (output.toolCalls.length > 1)
+    return { refusal: 'a Harmony completion ends at its first <|call|>: several tool calls cannot come from one completion' };
   const messages: string[] = [];
   if (output.reasoning !== null && output.reasoning !== '') messages.push(`<|channel|>analysis<|message|>${output.reasoning}`);
   const call = output.toolCalls[0];

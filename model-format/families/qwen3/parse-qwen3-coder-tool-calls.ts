@@ -35,13 +35,18 @@ export function parseQwen3CoderToolCalls(text: string, tools: readonly unknown[]
  *
  * @example const stream = createQwen3CoderToolCallStream(tools); stream.push(contentSoFar)
  */
-export function createQwen3CoderToolCallStream(tools: readonly unknown[]): { push(currentText: string): { content?: string; toolCalls?: DeltaToolCall[] } | null } {
+export function createQwen3CoderToolCallStream(tools: readonly unknown[]): {
+  push(currentText: string): { content?: string; toolCalls?: DeltaToolCall[] } | null;
+} {
   let sentContent = 0;
   let sentCalls = 0;
   return {
     push(currentText) {
       const start = firstCallAt(currentText);
-      const sendable = start !== -1 ? start : currentText.length - Math.max(partialTagOverlap(currentText, TOOL_CALL_START), partialTagOverlap(currentText, '<function='));
+      const sendable =
+        start !== -1
+          ? start
+          : currentText.length - Math.max(partialTagOverlap(currentText, TOOL_CALL_START), partialTagOverlap(currentText, '<function='));
       const delta: { content?: string; toolCalls?: DeltaToolCall[] } = {};
       if (sendable > sentContent) {
         delta.content = currentText.slice(sentContent, sendable);
@@ -71,7 +76,10 @@ function firstCallAt(text: string): number {
 
 /** The text of each `<function=...>` block, in order (the last one may still be open). */
 function callBlocks(text: string): string[] {
-  return text.split('<function=').slice(1).map((block) => `<function=${block}`);
+  return text
+    .split('<function=')
+    .slice(1)
+    .map((block) => `<function=${block}`);
 }
 
 function readFunction(block: string, tools: readonly unknown[]): { name: string; arguments: string } | null {

@@ -23,7 +23,8 @@ function splitBytes(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   return pieces;
 }
 
-const STREAM = 'data: {"a":1}\n\n: keep-alive comment\n\nevent: message_start\ndata: {"b":"é中😀"}\n\ndata: line one\ndata: line two\n\ndata: [DONE]\n\n';
+const STREAM =
+  'data: {"a":1}\n\n: keep-alive comment\n\nevent: message_start\ndata: {"b":"é中😀"}\n\ndata: line one\ndata: line two\n\ndata: [DONE]\n\n';
 
 describe('SseDecoder', () => {
   it('decodes data, named events, comments and multi-line data', () => {

@@ -19,10 +19,16 @@ async function write(path: string, rows: ExportRow[]): Promise<void> {
 }
 
 it('a JSONL file and a Parquet file written from the same rows hold the same values', async () => {
-  const rows = [...allTypesRows(), { ...allTypesRows()[0]!, logprobs: arbitraryFloat32s(5_000), input_ids: Int32Array.from({ length: 5_000 }, (_, index) => index * 37 - 90_000) }];
+  const rows = [
+    ...allTypesRows(),
+    { ...allTypesRows()[0]!, logprobs: arbitraryFloat32s(5_000), input_ids: Int32Array.from({ length: 5_000 }, (_, index) => index * 37 - 90_000) },
+  ];
   await write(folder.file('twin.jsonl'), rows);
   await write(folder.file('twin.parquet'), rows);
-  const fromJsonl = readFileSync(folder.file('twin.jsonl'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const fromJsonl = readFileSync(folder.file('twin.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const fromParquet = (await readParquetWithDuckDb(folder.file('twin.parquet'))).rows;
   expect(fromJsonl).toHaveLength(rows.length);
   expect(fromParquet).toHaveLength(rows.length);

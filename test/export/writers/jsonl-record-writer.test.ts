@@ -12,7 +12,11 @@ beforeEach(() => {
 });
 afterEach(() => folder.remove());
 
-async function writeJsonl(columns: readonly ColumnSpec[], rows: ExportRow[], extra: { toJson?: (row: ExportRow) => unknown } = {}): Promise<string[]> {
+async function writeJsonl(
+  columns: readonly ColumnSpec[],
+  rows: ExportRow[],
+  extra: { toJson?: (row: ExportRow) => unknown } = {},
+): Promise<string[]> {
   const writer = createRecordWriter({ path: folder.file('out.jsonl'), columns, metadata: { format: 'test' }, ...extra });
   for (const row of rows) await writer.write(row);
   const result = await writer.close();
@@ -50,7 +54,13 @@ describe('JSONL writer', () => {
 
   it('writes float32 values as decimals that parse back to the same float32, shorter than the widened double', async () => {
     const logprobs = arbitraryFloat32s(20_000);
-    const [line] = await writeJsonl([{ name: 'logprobs', type: 'float32[]', description: '' }, { name: 'advantage', type: 'float32', description: '' }], [{ logprobs, advantage: Math.fround(0.1) }]);
+    const [line] = await writeJsonl(
+      [
+        { name: 'logprobs', type: 'float32[]', description: '' },
+        { name: 'advantage', type: 'float32', description: '' },
+      ],
+      [{ logprobs, advantage: Math.fround(0.1) }],
+    );
     const parsed = JSON.parse(line!) as { logprobs: number[]; advantage: number };
     expect(parsed.logprobs.map(Math.fround)).toEqual(Array.from(logprobs));
     expect(line).toContain('"advantage":0.1}');
@@ -58,7 +68,10 @@ describe('JSONL writer', () => {
   });
 
   it('leaves out row keys that are not columns and writes null for a missing nullable value', async () => {
-    const columns: ColumnSpec[] = [{ name: 'b', type: 'int32', description: '' }, { name: 'a', type: 'string', nullable: true, description: '' }];
+    const columns: ColumnSpec[] = [
+      { name: 'b', type: 'int32', description: '' },
+      { name: 'a', type: 'string', nullable: true, description: '' },
+    ];
     const lines = await writeJsonl(columns, [{ a: 'x', b: 1, extra: 'dropped' }, { b: 2 }]);
     expect(lines).toEqual(['{"b":1,"a":"x"}', '{"b":2,"a":null}']);
   });
@@ -79,7 +92,10 @@ describe('JSONL writer', () => {
   });
 
   it('refuses NaN with an error naming the row, the column and the index, and keeps nothing of that row', async () => {
-    const columns: ColumnSpec[] = [{ name: 'id', type: 'int32', description: '' }, { name: 'logprobs', type: 'float32[]', description: '' }];
+    const columns: ColumnSpec[] = [
+      { name: 'id', type: 'int32', description: '' },
+      { name: 'logprobs', type: 'float32[]', description: '' },
+    ];
     const writer = createRecordWriter({ path: folder.file('out.jsonl'), columns, metadata: {} });
     await writer.write({ id: 1, logprobs: Float32Array.of(-1) });
     let refusal: unknown;
@@ -98,8 +114,18 @@ describe('JSONL writer', () => {
   it.each([
     ['Infinity in a float64 column', { name: 'reward', type: 'float64' }, Number.POSITIVE_INFINITY, 'column reward: Infinity is not a finite number'],
     ['NaN deep in a json column', { name: 'info', type: 'json' }, { a: [1, { b: Number.NaN }] }, 'column info.a[1].b: NaN is not a finite number'],
-    ['-Infinity in a number[] float32 column', { name: 'w', type: 'float32[]' }, [1, Number.NEGATIVE_INFINITY], 'column w[1]: -Infinity is not a finite number'],
-    ['null in a column that is not nullable', { name: 'uid', type: 'string' }, null, 'column uid: expected a value (the column is not nullable), got null'],
+    [
+      '-Infinity in a number[] float32 column',
+      { name: 'w', type: 'float32[]' },
+      [1, Number.NEGATIVE_INFINITY],
+      'column w[1]: -Infinity is not a finite number',
+    ],
+    [
+      'null in a column that is not nullable',
+      { name: 'uid', type: 'string' },
+      null,
+      'column uid: expected a value (the column is not nullable), got null',
+    ],
     ['a float in an int32[] column', { name: 'ids', type: 'int32[]' }, [1, 2.5], 'column ids[1]: expected an int32, got number 2.5'],
     ['a uint8 out of range', { name: 'mask', type: 'uint8[]' }, [1, 256], 'column mask[1]: expected a uint8, got number 256'],
     ['a string in a bool column', { name: 'done', type: 'bool' }, 'yes', 'column done: expected a boolean, got string yes'],

@@ -10,7 +10,14 @@ const reencoded = (value: unknown): string => JSON.stringify(JSON.parse(encodeJs
 const VALUES: unknown[] = [
   { group_id: null, index: 3, status: 'completed', faithful: true, call_ids: ['a', 'b'], policy_versions: [] },
   { b: 1, a: [1, 'two', null, true, undefined, { '': -0, 'ü"\n': 1e21, x: undefined, f: () => 1 }], when: new Date(0), big: 1.5e-7 },
-  { ids: Int32Array.of(-1, 2), mask: Uint8Array.of(0, 255), weights: Float32Array.of(0.1, -0, 3.4028234663852886e38, 1e-45), wide: Float64Array.of(0.1), longs: BigInt64Array.of(-5n), step: 2n ** 64n },
+  {
+    ids: Int32Array.of(-1, 2),
+    mask: Uint8Array.of(0, 255),
+    weights: Float32Array.of(0.1, -0, 3.4028234663852886e38, 1e-45),
+    wide: Float64Array.of(0.1),
+    longs: BigInt64Array.of(-5n),
+    step: 2n ** 64n,
+  },
   { 2: 'two', 1: 'one', z: { toJSON: () => ({ kept: [Float32Array.of(0.3)] }) } },
   JSON.parse('{"__proto__":{"x":1},"y":"\\ud800"}'),
   'just a string',
@@ -23,7 +30,13 @@ describe('plainJsonValue', () => {
   });
 
   it('refuses what encodeJsonValue refuses, with its error', () => {
-    for (const value of [{ data: { weights: Float32Array.of(1, Number.NaN) } }, [{ a: Float64Array.of(Number.NEGATIVE_INFINITY) }], [Symbol('s')], { view: new DataView(new ArrayBuffer(1)) }, { n: Number.NaN }]) {
+    for (const value of [
+      { data: { weights: Float32Array.of(1, Number.NaN) } },
+      [{ a: Float64Array.of(Number.NEGATIVE_INFINITY) }],
+      [Symbol('s')],
+      { view: new DataView(new ArrayBuffer(1)) },
+      { n: Number.NaN },
+    ]) {
       expect(() => plainJsonValue(value)).toThrow(captureError(() => encodeJsonValue(value)));
     }
   });
@@ -41,7 +54,11 @@ describe('a json column in Parquet', () => {
 
   it('is encoded once: its text is not parsed back', async () => {
     const parse = vi.spyOn(JSON, 'parse');
-    const writer = createRecordWriter({ path: folder.file('out.parquet'), columns: [{ name: 'extra_info', type: 'json', description: '' }], metadata: {} });
+    const writer = createRecordWriter({
+      path: folder.file('out.parquet'),
+      columns: [{ name: 'extra_info', type: 'json', description: '' }],
+      metadata: {},
+    });
     await writer.write({ extra_info: VALUES[0] });
     await writer.close();
     expect(parse).not.toHaveBeenCalled();

@@ -9,12 +9,21 @@ describe('encodeJsonValue', () => {
   });
 
   it('writes typed arrays as arrays of numbers and bigints as integers, where JSON.stringify writes objects or throws', () => {
-    expect(encodeJsonValue({ ids: Int32Array.of(-1, 2), mask: Uint8Array.of(0, 255), wide: Float64Array.of(0.1), step: 2n ** 64n, longs: BigInt64Array.of(-5n) }))
-      .toBe('{"ids":[-1,2],"mask":[0,255],"wide":[0.1],"step":18446744073709551616,"longs":[-5]}');
+    expect(
+      encodeJsonValue({
+        ids: Int32Array.of(-1, 2),
+        mask: Uint8Array.of(0, 255),
+        wide: Float64Array.of(0.1),
+        step: 2n ** 64n,
+        longs: BigInt64Array.of(-5n),
+      }),
+    ).toBe('{"ids":[-1,2],"mask":[0,255],"wide":[0.1],"step":18446744073709551616,"longs":[-5]}');
   });
 
   it('refuses NaN and Infinity with the path to them', () => {
-    expect(() => encodeJsonValue({ loss_fn_inputs: { weights: { data: Float32Array.of(1, Number.NaN) } } })).toThrow(invalidExportValue('loss_fn_inputs.weights.data[1]', 'NaN is not a finite number (JSON has no NaN or Infinity)'));
+    expect(() => encodeJsonValue({ loss_fn_inputs: { weights: { data: Float32Array.of(1, Number.NaN) } } })).toThrow(
+      invalidExportValue('loss_fn_inputs.weights.data[1]', 'NaN is not a finite number (JSON has no NaN or Infinity)'),
+    );
     expect(() => encodeJsonValue([{ a: Float64Array.of(Number.NEGATIVE_INFINITY) }])).toThrow('column [0].a[0]: -Infinity is not a finite number');
   });
 

@@ -17,7 +17,20 @@ export const ALL_TYPES: readonly ColumnSpec[] = [
 ];
 
 /** DuckDB's names for ALL_TYPES, in order. */
-export const ALL_TYPES_IN_DUCKDB = ['VARCHAR', 'INTEGER', 'BIGINT', 'FLOAT', 'DOUBLE', 'BOOLEAN', 'INTEGER[]', 'BIGINT[]', 'FLOAT[]', 'UTINYINT[]', 'VARCHAR[]', 'JSON'];
+export const ALL_TYPES_IN_DUCKDB = [
+  'VARCHAR',
+  'INTEGER',
+  'BIGINT',
+  'FLOAT',
+  'DOUBLE',
+  'BOOLEAN',
+  'INTEGER[]',
+  'BIGINT[]',
+  'FLOAT[]',
+  'UTINYINT[]',
+  'VARCHAR[]',
+  'JSON',
+];
 
 /** Rows covering the edges: unicode, empty lists, nulls, int32 bounds, float32 values with no short double. */
 export function allTypesRows(): ExportRow[] {

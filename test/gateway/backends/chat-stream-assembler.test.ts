@@ -44,7 +44,11 @@ describe('reading real vLLM streams', () => {
     const assembler = new ChatStreamAssembler();
     assembler.add({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }], prompt_token_ids: [1, 2, 3] });
     assembler.add({ choices: [{ index: 0, delta: { content: 'a' }, token_ids: [10] }] });
-    assembler.add({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }] }, token_ids: null }] });
+    assembler.add({
+      choices: [
+        { index: 0, delta: { tool_calls: [{ index: 0, id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }] }, token_ids: null },
+      ],
+    });
     assembler.add({ choices: [{ index: 0, delta: { content: '' }, finish_reason: 'tool_calls', token_ids: [151645] }] });
     assembler.add({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 9 } });
     const record = assembler.tokenRecord();
@@ -55,10 +59,30 @@ describe('reading real vLLM streams', () => {
   it('reads a whole non-streamed body: ids, logprobs and stop reason', () => {
     const record = readChatCompletionTokens({
       prompt_token_ids: [5, 6],
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, logprobs: { content: [{ token: 'Hi', logprob: -0.5 }, { token: '', logprob: -9999.0 }] }, finish_reason: 'stop', stop_reason: 151645, token_ids: [13048, 151645] }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hi' },
+          logprobs: {
+            content: [
+              { token: 'Hi', logprob: -0.5 },
+              { token: '', logprob: -9999.0 },
+            ],
+          },
+          finish_reason: 'stop',
+          stop_reason: 151645,
+          token_ids: [13048, 151645],
+        },
+      ],
       usage: { prompt_tokens: 2, completion_tokens: 2 },
     });
-    expect(record).toMatchObject({ promptTokenIds: [5, 6], completionTokenIds: [13048, 151645], completionLogprobs: [-0.5, -9999], stopReason: 151645, flags: [] });
+    expect(record).toMatchObject({
+      promptTokenIds: [5, 6],
+      completionTokenIds: [13048, 151645],
+      completionLogprobs: [-0.5, -9999],
+      stopReason: 151645,
+      flags: [],
+    });
   });
 });
 
@@ -112,6 +136,11 @@ describe('backend error bodies', () => {
   });
 
   it('wraps a non-JSON error body in OpenAI shape with the backend status as code', () => {
-    expect(normalizeBackendErrorBody('upstream exploded', 500).error).toEqual({ message: 'upstream exploded', type: 'api_error', param: null, code: 500 });
+    expect(normalizeBackendErrorBody('upstream exploded', 500).error).toEqual({
+      message: 'upstream exploded',
+      type: 'api_error',
+      param: null,
+      code: 500,
+    });
   });
 });

@@ -20,5 +20,8 @@ export function agentLightningStream(): { request: Record<string, unknown>; chun
 
 /** `data:` payloads of an SSE capture, comments skipped. */
 export function sseDataLines(text: string): string[] {
-  return text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length));
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice('data: '.length));
 }

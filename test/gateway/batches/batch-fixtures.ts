@@ -18,7 +18,13 @@ export function addGroup(store: Store, groupId: string, fixture: GroupFixture): 
   store.declareGroup({ groupId, expectedSize: size, createdAt });
   const sessionIds = Array.from({ length: size }, (_, index) => `${groupId}-r${index}`);
   for (const sessionId of sessionIds) {
-    store.createRollout({ sessionId, groupId, createdAt, ...(fixture.split === undefined ? {} : { split: fixture.split }), ...(fixture.tags === undefined ? {} : { tags: fixture.tags }) });
+    store.createRollout({
+      sessionId,
+      groupId,
+      createdAt,
+      ...(fixture.split === undefined ? {} : { split: fixture.split }),
+      ...(fixture.tags === undefined ? {} : { tags: fixture.tags }),
+    });
   }
   const ending = fixture.incomplete === true ? sessionIds.slice(0, -1) : sessionIds;
   for (const sessionId of ending) store.endSession(sessionId, { status: 'completed', reason: 'explicit', endedAt: fixture.completedAt });

@@ -66,7 +66,10 @@ describe('servable groups and acks in the store', () => {
     const store = workspace.open();
     addGroup(store, 'done', { completedAt: 1000 });
     addGroup(store, 'running', { completedAt: 1000, incomplete: true });
-    for (const groupIds of [['done', 'nope'], ['done', 'running']]) {
+    for (const groupIds of [
+      ['done', 'nope'],
+      ['done', 'running'],
+    ]) {
       let failure: unknown;
       try {
         store.ackGroups('batch-1', groupIds, 'trainer-0', 5000);

@@ -50,7 +50,12 @@ describe('GET /tokentap/v1/batches', () => {
     expect(Math.sign(better?.advantage ?? 0)).toBe(1);
     expect(Array.isArray(worse?.prompt_ids) && Array.isArray(worse.response_mask)).toBe(true);
     expect(batch.body.summary).toMatchObject({ groups: 2, sessions: 4, samples: 4 });
-    expect(batch.body.provenance).toEqual({ schema_version: EXPORT_SCHEMA_VERSION, tokentap_version: tokentapVersion(), tokenizer_hash: 'unknown', chat_template_hash: 'unknown' });
+    expect(batch.body.provenance).toEqual({
+      schema_version: EXPORT_SCHEMA_VERSION,
+      tokentap_version: tokentapVersion(),
+      tokenizer_hash: 'unknown',
+      chat_template_hash: 'unknown',
+    });
     expect(tokentapVersion()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
@@ -69,7 +74,14 @@ describe('GET /tokentap/v1/batches', () => {
     const gateway = await start();
     await runGroup(gateway, 'task-a', [1]);
     const sft = (await pull(gateway, { format: 'sft-messages', waitMs: '0' })).body;
-    expect(sft.rows).toEqual([{ messages: [{ role: 'user', content: 'task task-a' }, { role: 'assistant', content: 'The answer is 4.' }] }]);
+    expect(sft.rows).toEqual([
+      {
+        messages: [
+          { role: 'user', content: 'task task-a' },
+          { role: 'assistant', content: 'The answer is 4.' },
+        ],
+      },
+    ]);
     await api(gateway, 'POST', `/batches/${sft.batchId}/release`, { body: {} });
     const [datum] = (await pull(gateway, { format: 'tinker', waitMs: '0' })).body.rows as Array<{ model_input: unknown; loss_fn_inputs: unknown }>;
     expect(Object.keys(datum ?? {})).toEqual(['model_input', 'loss_fn_inputs']);
@@ -155,7 +167,7 @@ describe('GET /tokentap/v1/batches', () => {
     const slow = (await pull(gateway, { format: 'verl', leaseMs: '100', consumer: 'slow', waitMs: '0' })).body;
     const fast = await pull(gateway, { format: 'verl', consumer: 'fast', waitMs: '30000' });
     expect(fast.body).toMatchObject({ consumer: 'fast', groups: ['task-a'] });
-    const late = await api(gateway, 'POST', `/batches/${slow.batchId}/ack`, { body: {} }) as ErrorAnswer;
+    const late = (await api(gateway, 'POST', `/batches/${slow.batchId}/ack`, { body: {} })) as ErrorAnswer;
     expect([late.status, late.body.error.code]).toEqual([409, 'TT_LEASE_EXPIRED']);
     expect(late.body.error.message).toMatch(/expired/);
     expect((await api(gateway, 'POST', `/batches/${fast.body.batchId}/ack`, { body: {} })).status).toBe(200);
@@ -169,14 +181,14 @@ describe('GET /tokentap/v1/batches', () => {
     const released = await api(gateway, 'POST', `/batches/${first.batchId}/release`, { body: {} });
     expect([released.status, released.body]).toMatchObject([200, { batchId: first.batchId, groups: ['task-a'], released: true }]);
     expect((await pull(gateway, { format: 'jsonl', waitMs: '0' })).body.groups).toEqual(['task-a']);
-    const ack = await api(gateway, 'POST', `/batches/${first.batchId}/ack`, { body: {} }) as ErrorAnswer;
+    const ack = (await api(gateway, 'POST', `/batches/${first.batchId}/ack`, { body: {} })) as ErrorAnswer;
     expect([ack.status, ack.body.error.code]).toEqual([409, 'TT_LEASE_EXPIRED']);
   });
 
   it('an unknown batch is 404 in the admin error shape', async () => {
     const gateway = await start();
     for (const action of ['ack', 'release']) {
-      const answer = await api(gateway, 'POST', `/batches/no-such-batch/${action}`, { body: {} }) as ErrorAnswer;
+      const answer = (await api(gateway, 'POST', `/batches/no-such-batch/${action}`, { body: {} })) as ErrorAnswer;
       expect([answer.status, answer.body.error.code]).toEqual([404, 'TT_BATCH_NOT_FOUND']);
     }
   });
@@ -212,7 +224,11 @@ describe('pull API refusals', () => {
     const gateway = await start();
     await runGroup(gateway, 'task-a', [1]);
     const created = await api<{ apiKey: string }>(gateway, 'POST', '/sessions', { body: {} });
-    for (const [credential, status] of [[null, 401], ['wrong-token', 401], [created.body.apiKey, 403]] as const) {
+    for (const [credential, status] of [
+      [null, 401],
+      ['wrong-token', 401],
+      [created.body.apiKey, 403],
+    ] as const) {
       const answer = await pull<{ error: { code: string } }>(gateway, { format: 'verl', waitMs: '0' }, { credential });
       expect([credential, answer.status]).toEqual([credential, status]);
       expect(answer.body.error.code).toMatch(/^TT_(UNAUTHORIZED|FORBIDDEN)$/);
@@ -250,6 +266,8 @@ describe('pull API refusals', () => {
   it('is in the OpenAPI document', async () => {
     const gateway = await start();
     const document = await api<{ paths: Record<string, unknown> }>(gateway, 'GET', '/openapi.json');
-    expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining(['/tokentap/v1/batches', '/tokentap/v1/batches/{batchId}/ack', '/tokentap/v1/batches/{batchId}/release']));
+    expect(Object.keys(document.body.paths)).toEqual(
+      expect.arrayContaining(['/tokentap/v1/batches', '/tokentap/v1/batches/{batchId}/ack', '/tokentap/v1/batches/{batchId}/release']),
+    );
   });
 });

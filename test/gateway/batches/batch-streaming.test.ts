@@ -27,7 +27,10 @@ function addLongGroups(store: Store): string[] {
       const sessionId = `${groupId}-r${rollout}`;
       store.createRollout({ sessionId, groupId, createdAt });
       const { callId } = store.beginCall(sampleBeginInput({ sessionId, startedAt: createdAt }));
-      store.finishCall(callId, sampleFinishInput({ promptTokenIds: prompt, usage: { promptTokens: PROMPT_IDS, completionTokens: 3 }, endedAt: createdAt + 5 }));
+      store.finishCall(
+        callId,
+        sampleFinishInput({ promptTokenIds: prompt, usage: { promptTokens: PROMPT_IDS, completionTokens: 3 }, endedAt: createdAt + 5 }),
+      );
       store.addReward({ sessionId, value: rollout, source: 'library', createdAt: createdAt + 6 });
       store.endSession(sessionId, { status: 'completed', reason: 'explicit', endedAt: createdAt + 7 });
     }
@@ -40,11 +43,18 @@ describe('a pull of many large groups', () => {
   it('is written row by row (chunked, no content-length) and parses to the whole batch', async () => {
     setup = await startRolloutGateway();
     const groupIds = addLongGroups(setup.gateway.store);
-    const response = await fetch(`${setup.url}/tokentap/v1/batches?format=verl&minGroups=${GROUPS}&waitMs=0`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const response = await fetch(`${setup.url}/tokentap/v1/batches?format=verl&minGroups=${GROUPS}&waitMs=0`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-length')).toBeNull();
     expect(response.headers.get('transfer-encoding')).toBe('chunked');
-    const batch = (await response.json()) as { groups: string[]; rows: Array<{ uid: string; prompt_ids: number[] }>; summary: { samples: number }; provenance: { schema_version: string } };
+    const batch = (await response.json()) as {
+      groups: string[];
+      rows: Array<{ uid: string; prompt_ids: number[] }>;
+      summary: { samples: number };
+      provenance: { schema_version: string };
+    };
     expect(batch.groups).toEqual(groupIds);
     expect(batch.rows).toHaveLength(2 * GROUPS);
     expect(batch.rows.every((row) => row.prompt_ids.length === PROMPT_IDS)).toBe(true);

@@ -37,7 +37,11 @@ export async function runGroup(setup: GatewayWithSim, groupId: string, rewards: 
 }
 
 /** `GET /tokentap/v1/batches` with these query parameters (admin token unless told otherwise). */
-export function pull<T = PulledBatch>(setup: GatewayWithSim, query: Record<string, string>, options: { credential?: string | null; signal?: AbortSignal } = {}): Promise<ApiAnswer<T>> {
+export function pull<T = PulledBatch>(
+  setup: GatewayWithSim,
+  query: Record<string, string>,
+  options: { credential?: string | null; signal?: AbortSignal } = {},
+): Promise<ApiAnswer<T>> {
   if (options.signal === undefined) return api<T>(setup, 'GET', `/batches?${new URLSearchParams(query)}`, options);
   return fetch(`${setup.url}/tokentap/v1/batches?${new URLSearchParams(query)}`, {
     headers: { authorization: `Bearer ${options.credential ?? ADMIN_TOKEN}` },

@@ -28,7 +28,11 @@ function incompressible(): string {
 }
 
 function post(path: string, session: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${setup!.url}/s/${session}/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${setup!.url}/s/${session}/v1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 const chat = (stream = false) => ({ model: 'Qwen/Qwen3-8B', max_tokens: 8, stream, messages: [{ role: 'user', content: incompressible() }] });
@@ -61,7 +65,7 @@ for (const recordInWorker of [true, false]) {
       expect(logged[0]).toMatchObject({ level: 50, err: expect.objectContaining({ code: 'SQLITE_FULL' }) });
     });
 
-    it('refuse: answers 503 TT_RECORDING_FAILED in each protocol\'s shape, and ends a stream with an error event', async () => {
+    it("refuse: answers 503 TT_RECORDING_FAILED in each protocol's shape, and ends a stream with an error event", async () => {
       await startFull({ recordInWorker, recordFailure: 'refuse' });
       const openai = await post('/chat/completions', 'refused', chat());
       expect(openai.status).toBe(503);

@@ -52,7 +52,11 @@ async function startHeldDoor(simUrl: string): Promise<HeldDoor & { server: Serve
     request.on('end', () => {
       const body = Buffer.concat(chunks);
       const pass = (): void => {
-        void fetch(`${simUrl}${request.url}`, { method: request.method, headers: { 'content-type': 'application/json' }, ...(body.length > 0 ? { body } : {}) }).then(async (answer) => {
+        void fetch(`${simUrl}${request.url}`, {
+          method: request.method,
+          headers: { 'content-type': 'application/json' },
+          ...(body.length > 0 ? { body } : {}),
+        }).then(async (answer) => {
           response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
           response.end(Buffer.from(await answer.arrayBuffer()));
         });
@@ -96,7 +100,8 @@ async function start(recordInWorker: boolean, recordFailure: 'serve' | 'refuse')
 
 function chat(stream: boolean): Promise<Response> {
   return fetch(`${setup!.url}/s/${SESSION}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'Qwen/Qwen3-8B', max_tokens: 8000, stream, messages: [{ role: 'user', content: 'a long answer, please' }] }),
   });
 }
@@ -166,7 +171,10 @@ for (const recordInWorker of [true, false]) {
       const texts = await Promise.all(responses.map(async (response) => ({ status: response.status, text: await response.text() })));
       expect(texts.map(({ status }) => status)).toEqual([200, 200, 200]);
       await waitUntil('the refused ends are reported waiting', () => setup!.gateway.recorder.health().endsWaiting === CALLS);
-      expect(await healthz()).toMatchObject({ status: 'degraded', recording: { endsWaiting: CALLS, lastFailure: { code: 'SQLITE_FULL', stage: 'finish' } } });
+      expect(await healthz()).toMatchObject({
+        status: 'degraded',
+        recording: { endsWaiting: CALLS, lastFailure: { code: 'SQLITE_FULL', stage: 'finish' } },
+      });
       const metrics = await (await fetch(`${setup!.url}/metrics`)).text();
       expect(sampleValue(metrics, 'tokentap_recording_ends_waiting')).toBe(CALLS);
       expect(statuses()).toEqual(['in_progress', 'in_progress', 'in_progress']);

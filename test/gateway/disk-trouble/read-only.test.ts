@@ -27,22 +27,31 @@ async function startWithFaultyStore(recordFailure: 'serve' | 'refuse') {
   const temp = makeTempDir();
   const inner = openStore({ path: temp.file('tokentap.db') });
   let failure: Error | null = null;
-  const store: Store = { ...inner, batch: (work) => {
-    if (failure !== null) throw failure;
-    return inner.batch(work);
-  } };
+  const store: Store = {
+    ...inner,
+    batch: (work) => {
+      if (failure !== null) throw failure;
+      return inner.batch(work);
+    },
+  };
   const { logger, lines } = captureLogger();
   setup = await startGatewayWithSim({ fast: true }, { store, recordFailure, logger });
   cleanup = () => {
     inner.close();
     temp.remove();
   };
-  return { lines, fail: (error: Error | null) => { failure = error; } };
+  return {
+    lines,
+    fail: (error: Error | null) => {
+      failure = error;
+    },
+  };
 }
 
 async function chat(session: string): Promise<Response> {
   return fetch(`${setup!.openaiBase(session)}/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'Qwen/Qwen3-8B', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] }),
   });
 }
@@ -58,7 +67,10 @@ describe('a database that turns read-only', () => {
     fail(sqliteError('SQLITE_READONLY', 'attempt to write a readonly database'));
     expect((await chat('during')).status).toBe(200);
     expect((await chat('during')).status).toBe(200);
-    expect(await health()).toMatchObject({ status: 'degraded', recording: { failing: true, callsRecorded: 1, recordingFailures: 4, lastFailure: { code: 'SQLITE_READONLY', stage: 'finish' } } });
+    expect(await health()).toMatchObject({
+      status: 'degraded',
+      recording: { failing: true, callsRecorded: 1, recordingFailures: 4, lastFailure: { code: 'SQLITE_READONLY', stage: 'finish' } },
+    });
     fail(null);
     expect((await chat('after')).status).toBe(200);
     expect(await health()).toMatchObject({ status: 'ok', recording: { failing: false, callsRecorded: 2, lastFailure: { code: 'SQLITE_READONLY' } } });
@@ -68,7 +80,7 @@ describe('a database that turns read-only', () => {
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'recording works again', failures: 4 }));
   });
 
-  it('refuse: answers 503 TT_RECORDING_FAILED with SQLite\'s reason counted on /metrics', async () => {
+  it("refuse: answers 503 TT_RECORDING_FAILED with SQLite's reason counted on /metrics", async () => {
     const { fail } = await startWithFaultyStore('refuse');
     fail(sqliteError('SQLITE_IOERR', 'disk I/O error'));
     const response = await chat('refused');

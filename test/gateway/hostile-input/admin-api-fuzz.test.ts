@@ -11,7 +11,10 @@ const ADMIN_TOKEN = 'admin-token-for-hostile-tests-0123';
 let setup: GatewayWithSim;
 const keys: Record<string, string> = {};
 beforeAll(async () => {
-  setup = await startGatewayWithSim({ script: { replies: [{ times: 'forever', content: 'fine' }] } }, { adminToken: ADMIN_TOKEN, sessionIdleTimeoutMs: 0 });
+  setup = await startGatewayWithSim(
+    { script: { replies: [{ times: 'forever', content: 'fine' }] } },
+    { adminToken: ADMIN_TOKEN, sessionIdleTimeoutMs: 0 },
+  );
   for (const id of ['rollout-a', 'rollout-b']) keys[id] = (await setup.gateway.createSession({ id, groupId: 'group-1' })).apiKey;
   await setup.gateway.declareGroup('group-1', { expectedSize: 2 });
   // a recorded call in rollout-a, so a callId in a reward can name a real call
@@ -56,20 +59,50 @@ const waitMs = fc.constantFrom('0', '1', '5', '-1', 'abc', '70000', '1e3', '');
 /** any double (±1.7e308 included, so a few components sum to Infinity: issue 12), integers, and the reward bound's edge */
 const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.constantFrom(1.7e308, -1.7e308, 1e30, -1e30, 6e29));
 
-const sessionBody = fc.record({
-  id: mostly(fc.oneof(fc.uuid(), fc.constantFrom('rollout-a', 'fresh-1', 'has space', '..'))),
-  groupId: mostly(fc.constantFrom('group-1', 'group-2')),
-  task: anyJson,
-  tags: mostly(fc.array(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 3 })),
-  split: mostly(fc.constantFrom('train', 'val', 'test')),
-  sampling: mostly(fc.record({ temperature: mostly(fc.double({ min: 0, max: 2, noNaN: true })), max_tokens: mostly(fc.integer({ min: 1, max: 64 })) }, { requiredKeys: [] })),
-}, { requiredKeys: [] });
-const rewardBody = fc.record({ value: mostly(number), components: mostly(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), number, { maxKeys: 3 })), callId: mostly(fc.uuid()) }, { requiredKeys: [] });
+const sessionBody = fc.record(
+  {
+    id: mostly(fc.oneof(fc.uuid(), fc.constantFrom('rollout-a', 'fresh-1', 'has space', '..'))),
+    groupId: mostly(fc.constantFrom('group-1', 'group-2')),
+    task: anyJson,
+    tags: mostly(fc.array(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 3 })),
+    split: mostly(fc.constantFrom('train', 'val', 'test')),
+    sampling: mostly(
+      fc.record(
+        { temperature: mostly(fc.double({ min: 0, max: 2, noNaN: true })), max_tokens: mostly(fc.integer({ min: 1, max: 64 })) },
+        { requiredKeys: [] },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
+const rewardBody = fc.record(
+  {
+    value: mostly(number),
+    components: mostly(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), number, { maxKeys: 3 })),
+    callId: mostly(fc.uuid()),
+  },
+  { requiredKeys: [] },
+);
 const endBody = fc.record({ status: mostly(fc.constantFrom('completed', 'truncated', 'failed', 'aborted', 'bogus')) }, { requiredKeys: [] });
-const groupBody = fc.record({ id: mostly(fc.constantFrom('group-1', 'group-2', 'group-3')), expectedSize: mostly(fc.integer({ min: -1, max: 4 })), metadata: mostly(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 2 })) }, { requiredKeys: [] });
+const groupBody = fc.record(
+  {
+    id: mostly(fc.constantFrom('group-1', 'group-2', 'group-3')),
+    expectedSize: mostly(fc.integer({ min: -1, max: 4 })),
+    metadata: mostly(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 2 })),
+  },
+  { requiredKeys: [] },
+);
 const versionBody = fc.record({ version: mostly(fc.string({ maxLength: 20 })) }, { requiredKeys: [] });
 // never `hold` with drain on a long timeout: no call is in flight here, so drain answers at once anyway
-const pauseBody = fc.record({ mode: mostly(fc.constantFrom('hold', 'reject')), retryAfterSeconds: mostly(fc.integer({ min: -1, max: 4000 })), drain: mostly(fc.boolean()), drainTimeoutMs: mostly(fc.integer({ min: 0, max: 50 })) }, { requiredKeys: [] });
+const pauseBody = fc.record(
+  {
+    mode: mostly(fc.constantFrom('hold', 'reject')),
+    retryAfterSeconds: mostly(fc.integer({ min: -1, max: 4000 })),
+    drain: mostly(fc.boolean()),
+    drainTimeoutMs: mostly(fc.integer({ min: 0, max: 50 })),
+  },
+  { requiredKeys: [] },
+);
 
 interface AdminRequest {
   method: string;
@@ -93,9 +126,19 @@ const request: fc.Arbitrary<AdminRequest> = fc.oneof(
   fc.constant({ method: 'POST', path: '/resume' }),
   fc.constant({ method: 'GET', path: '/state' }),
   fc.constant({ method: 'GET', path: '/events' }),
-  fc.tuple(fc.constantFrom('verl', 'generic', 'bogus', ''), waitMs, fc.constantFrom('', '&minGroups=0', '&split=nope', '&sessionIds=a', '&leaseMs=1', '&unknown=1')).map(([format, wait, extra]) => ({ method: 'GET', path: `/batches?format=${format}&waitMs=${wait === '' ? '0' : wait}${extra}` })),
-  fc.tuple(fc.oneof(fc.uuid(), fc.constantFrom('..', 'a%2Fb')), fc.constantFrom('ack', 'release')).map(([id, action]) => ({ method: 'POST', path: `/batches/${id}/${action}` })),
-  fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), fc.string({ maxLength: 16 }).map(encodeURIComponent)).map(([method, path]) => ({ method, path: `/${path}` })),
+  fc
+    .tuple(
+      fc.constantFrom('verl', 'generic', 'bogus', ''),
+      waitMs,
+      fc.constantFrom('', '&minGroups=0', '&split=nope', '&sessionIds=a', '&leaseMs=1', '&unknown=1'),
+    )
+    .map(([format, wait, extra]) => ({ method: 'GET', path: `/batches?format=${format}&waitMs=${wait === '' ? '0' : wait}${extra}` })),
+  fc
+    .tuple(fc.oneof(fc.uuid(), fc.constantFrom('..', 'a%2Fb')), fc.constantFrom('ack', 'release'))
+    .map(([id, action]) => ({ method: 'POST', path: `/batches/${id}/${action}` })),
+  fc
+    .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), fc.string({ maxLength: 16 }).map(encodeURIComponent))
+    .map(([method, path]) => ({ method, path: `/${path}` })),
 );
 
 /** Sends one request; an event stream is only opened (status and headers) and then closed. */
@@ -133,7 +176,8 @@ describe('the rollout API under random requests from every kind of caller', () =
           return;
         }
         if (contentType.startsWith('text/event-stream')) expect(caller, label).toBe('admin');
-        const ownKey = (caller === 'key-a' && adminRequest.ownSession === 'rollout-a') || (caller === 'key-b' && adminRequest.ownSession === 'rollout-b');
+        const ownKey =
+          (caller === 'key-a' && adminRequest.ownSession === 'rollout-a') || (caller === 'key-b' && adminRequest.ownSession === 'rollout-b');
         if (caller !== 'admin' && !ownKey) {
           // a non-admin success is only ever the public OpenAPI document
           expect(adminRequest.path, label).toBe('/openapi.json');
@@ -147,7 +191,8 @@ describe('the rollout API under random requests from every kind of caller', () =
     // whatever was accepted, no stored reward is Infinity or past the reward bound (docs/rollouts.md)
     for (const id of ['rollout-a', 'rollout-b']) {
       for (const reward of setup.gateway.store.listRewards(id, { history: true })) {
-        for (const value of [reward.value, ...Object.values(reward.components ?? {})]) expect(Math.abs(value) <= 1e30, JSON.stringify(reward)).toBe(true);
+        for (const value of [reward.value, ...Object.values(reward.components ?? {})])
+          expect(Math.abs(value) <= 1e30, JSON.stringify(reward)).toBe(true);
       }
     }
     expect(seen.get('none 4xx') ?? 0).toBeGreaterThan(0);

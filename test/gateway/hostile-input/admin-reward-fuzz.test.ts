@@ -18,7 +18,8 @@ afterAll(async () => {
   await setup.close();
 });
 
-const negated = (values: fc.Arbitrary<number>): fc.Arbitrary<number> => fc.tuple(values, fc.boolean()).map(([value, negative]) => (negative ? -value : value));
+const negated = (values: fc.Arbitrary<number>): fc.Arbitrary<number> =>
+  fc.tuple(values, fc.boolean()).map(([value, negative]) => (negative ? -value : value));
 /** Ordinary rewards, numbers at the bound and just past it, and numbers near ±1.7e308 whose sums overflow to Infinity. */
 const rewardNumber = fc.oneof(
   fc.double({ min: -1, max: 1, noNaN: true }),
@@ -32,7 +33,9 @@ const componentName = fc.stringMatching(/^[a-z0-9_]{1,8}$/);
 const components = fc.oneof(
   fc.dictionary(componentName, rewardNumber, { maxKeys: 4 }),
   fc.dictionary(componentName, rewardNumber, { minKeys: 20, maxKeys: 200 }),
-  fc.tuple(fc.integer({ min: 2, max: 200 }), negated(fc.constantFrom(9e29, 5e29, 1e30, 1.7e308, 1e308))).map(([count, value]) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`c${index}`, value]))),
+  fc
+    .tuple(fc.integer({ min: 2, max: 200 }), negated(fc.constantFrom(9e29, 5e29, 1e30, 1.7e308, 1e308)))
+    .map(([count, value]) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`c${index}`, value]))),
 );
 const rewardBody = fc.record({ value: rewardNumber, components }, { requiredKeys: [] });
 
@@ -80,7 +83,8 @@ describe('rewards fuzzed with huge numbers: values near ±1.7e308, many componen
     const stored = setup.gateway.store.listRewards('fuzz-rewards', { history: true });
     expect(stored.length).toBe(seen.accepted);
     for (const reward of stored) {
-      for (const number of [reward.value, ...Object.values(reward.components ?? {})]) expect(Number.isFinite(number) && Math.abs(number) <= BOUND, JSON.stringify(reward)).toBe(true);
+      for (const number of [reward.value, ...Object.values(reward.components ?? {})])
+        expect(Number.isFinite(number) && Math.abs(number) <= BOUND, JSON.stringify(reward)).toBe(true);
     }
   }, 120_000);
 });

@@ -24,7 +24,14 @@ beforeAll(async () => {
     seenByBackend.push(request.headers);
   });
   const simUrl = await sim.listen();
-  gateway = createGateway({ backendUrl: simUrl, backendKey: 'backend-key-0123456789', db: temp.file('tokentap.db'), port: 0, logLevel: 'silent', adminToken: ADMIN_TOKEN });
+  gateway = createGateway({
+    backendUrl: simUrl,
+    backendKey: 'backend-key-0123456789',
+    db: temp.file('tokentap.db'),
+    port: 0,
+    logLevel: 'silent',
+    adminToken: ADMIN_TOKEN,
+  });
   url = await gateway.listen();
 });
 afterAll(async () => {
@@ -40,22 +47,44 @@ function withSession(endpoint: BodyEndpoint, encodedSession: string): string {
 describe('session ids that try to leave their place are refused in the protocol shape', () => {
   // count_tokens records nothing and reads no session: it is checked below for storing nothing
   const recordingDoors = FRONT_DOORS.filter((endpoint) => endpoint.name !== 'count_tokens');
-  const badPathSessions = ['a%2Fb', '..%2F..%2Fetc%2Fpasswd', '%2F', 'a%00b', 'a%0d%0ab', 'x'.repeat(129), 'x'.repeat(300), '%E2%80%AE', 'a%20b', '%2e%2e%2f', '%E0%A4%A', '%'];
+  const badPathSessions = [
+    'a%2Fb',
+    '..%2F..%2Fetc%2Fpasswd',
+    '%2F',
+    'a%00b',
+    'a%0d%0ab',
+    'x'.repeat(129),
+    'x'.repeat(300),
+    '%E2%80%AE',
+    'a%20b',
+    '%2e%2e%2f',
+    '%E0%A4%A',
+    '%',
+  ];
   for (const endpoint of recordingDoors) {
     it(`${endpoint.name}: a bad session in the path or in x-tokentap-session is 400 TT_INVALID_SESSION, nothing stored`, async () => {
       const before = storeFingerprint(gateway.store);
       for (const session of badPathSessions) {
-        const response = await fetch(`${url}${withSession(endpoint, session)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(endpoint.valid) });
+        const response = await fetch(`${url}${withSession(endpoint, session)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(endpoint.valid),
+        });
         const text = await response.text();
         expect(response.status, `${session}: ${text.slice(0, 200)}`).toBe(400);
         const body = expectErrorShape(endpoint.protocol, text, session);
         // too long for the router, or not decodable: refused before the session is read, in the same shape
         const beforeRouting = session.length > 256 || session.startsWith('%E0') || session === '%';
-        if (endpoint.protocol === 'openai') expect(body).toMatchObject({ error: { code: beforeRouting ? 'TT_INVALID_REQUEST' : 'TT_INVALID_SESSION' } });
+        if (endpoint.protocol === 'openai')
+          expect(body).toMatchObject({ error: { code: beforeRouting ? 'TT_INVALID_REQUEST' : 'TT_INVALID_SESSION' } });
         else expect(body).toMatchObject({ error: { message: beforeRouting ? expect.any(String) : expect.stringMatching(/Invalid session id/) } });
       }
       for (const header of ['../../etc/passwd', 'a/b', '%2F', 'a b']) {
-        const response = await fetch(`${url}${endpoint.path.replace('/s/hostile', '')}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tokentap-session': header }, body: JSON.stringify(endpoint.valid) });
+        const response = await fetch(`${url}${endpoint.path.replace('/s/hostile', '')}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-tokentap-session': header },
+          body: JSON.stringify(endpoint.valid),
+        });
         expect(response.status, header).toBe(400);
         expectErrorShape(endpoint.protocol, await response.text(), header);
       }
@@ -67,7 +96,11 @@ describe('session ids that try to leave their place are refused in the protocol 
     const endpoint = FRONT_DOORS.find((candidate) => candidate.name === 'count_tokens') as BodyEndpoint;
     const before = storeFingerprint(gateway.store);
     for (const session of ['a%2Fb', '..%2F..%2Fetc', 'x'.repeat(300)]) {
-      const response = await fetch(`${url}${withSession(endpoint, session)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(endpoint.valid) });
+      const response = await fetch(`${url}${withSession(endpoint, session)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(endpoint.valid),
+      });
       const text = await response.text();
       expect([200, 400], text).toContain(response.status);
       if (response.status === 400) expectErrorShape('anthropic', text, session);
@@ -78,7 +111,11 @@ describe('session ids that try to leave their place are refused in the protocol 
   it('takes a session id of the full 128 characters in the path', async () => {
     const id = `${'a'.repeat(120)}.b_c:d-e`;
     expect(id).toHaveLength(128);
-    const response = await fetch(`${url}/s/${id}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(FRONT_DOORS[0]?.valid) });
+    const response = await fetch(`${url}/s/${id}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(FRONT_DOORS[0]?.valid),
+    });
     expect(response.status, await response.text()).toBe(200);
     expect(gateway.store.listCalls(id)).toHaveLength(1);
   });
@@ -96,7 +133,15 @@ describe('session ids that try to leave their place are refused in the protocol 
 
   it('the rollout API refuses traversal in its path ids with 400 in its own shape', async () => {
     const before = storeFingerprint(gateway.store);
-    for (const [method, path] of [['GET', '/sessions/..%2F..%2Fetc'], ['POST', '/sessions/a%2Fb/reward'], ['POST', '/sessions/a%00/end'], ['GET', '/groups/..%2Fx'], ['GET', '/sessions/' + 'x'.repeat(129) + '/rewards'], ['GET', '/sessions/' + 'x'.repeat(300)], ['GET', '/groups/%E0%A4%A']] as const) {
+    for (const [method, path] of [
+      ['GET', '/sessions/..%2F..%2Fetc'],
+      ['POST', '/sessions/a%2Fb/reward'],
+      ['POST', '/sessions/a%00/end'],
+      ['GET', '/groups/..%2Fx'],
+      ['GET', '/sessions/' + 'x'.repeat(129) + '/rewards'],
+      ['GET', '/sessions/' + 'x'.repeat(300)],
+      ['GET', '/groups/%E0%A4%A'],
+    ] as const) {
       const response = await fetch(`${url}/tokentap/v1${path}`, {
         method,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
@@ -121,9 +166,15 @@ describe('header injection', () => {
     it(`${name}: refused by the HTTP parser with 400 in a shape every client reads; nothing stored, the gateway serves on`, async () => {
       const before = storeFingerprint(gateway.store);
       const body = JSON.stringify(FRONT_DOORS[0]?.valid);
-      const answer = await rawRequest(url, `POST /s/crlf/v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${line}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      const answer = await rawRequest(
+        url,
+        `POST /s/crlf/v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${line}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       expect(answer.status, answer.head).toBe(400);
-      expect(JSON.parse(answer.body)).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String), code: 'TT_INVALID_REQUEST' } });
+      expect(JSON.parse(answer.body)).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.any(String), code: 'TT_INVALID_REQUEST' },
+      });
       expect(storeFingerprint(gateway.store)).toBe(before);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
     });
@@ -147,11 +198,18 @@ describe('header injection', () => {
     };
     for (const endpoint of FRONT_DOORS) {
       seenByBackend.length = 0;
-      const response = await fetch(`${url}${endpoint.path}`, { method: methodOf(endpoint), headers: harnessHeaders, body: JSON.stringify(endpoint.valid) });
+      const response = await fetch(`${url}${endpoint.path}`, {
+        method: methodOf(endpoint),
+        headers: harnessHeaders,
+        body: JSON.stringify(endpoint.valid),
+      });
       expect(response.status, `${endpoint.name}: ${await response.text()}`).toBe(200);
       expect(seenByBackend.length, endpoint.name).toBeGreaterThan(0);
       for (const headers of seenByBackend) {
-        expect(Object.keys(headers).filter((name) => !GATEWAY_HEADERS.has(name)), endpoint.name).toEqual([]);
+        expect(
+          Object.keys(headers).filter((name) => !GATEWAY_HEADERS.has(name)),
+          endpoint.name,
+        ).toEqual([]);
         expect(headers.authorization, endpoint.name).toBe('Bearer backend-key-0123456789');
       }
     }

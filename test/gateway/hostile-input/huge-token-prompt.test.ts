@@ -22,10 +22,23 @@ async function startBackend(sim: SimBackend, simUrl: string): Promise<{ server: 
       if (body.length > 1024 * 1024) {
         bigBodies.push(body.length);
         response.writeHead(400, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: `This model's maximum context length is 40960 tokens. However, your request has ${TOKENS} input tokens.`, type: 'BadRequestError', param: null, code: 400 } }));
+        response.end(
+          JSON.stringify({
+            error: {
+              message: `This model's maximum context length is 40960 tokens. However, your request has ${TOKENS} input tokens.`,
+              type: 'BadRequestError',
+              param: null,
+              code: 400,
+            },
+          }),
+        );
         return;
       }
-      void fetch(`${simUrl}${request.url}`, { method: request.method, headers: { 'content-type': 'application/json' }, ...(body.length > 0 ? { body } : {}) }).then(async (answer) => {
+      void fetch(`${simUrl}${request.url}`, {
+        method: request.method,
+        headers: { 'content-type': 'application/json' },
+        ...(body.length > 0 ? { body } : {}),
+      }).then(async (answer) => {
         response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
         response.end(Buffer.from(await answer.arrayBuffer()));
       });
@@ -67,6 +80,10 @@ it('passes a 10M-id prompt on /v1/completions to the backend, relays its context
   const stored = gateway.store.getCallBodies(calls[0]?.id ?? '')?.requestBody as { prompt: number[] };
   expect(stored.prompt).toHaveLength(TOKENS);
 
-  const normal = await fetch(`${url}/s/after/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, prompt: 'hi', max_tokens: 4 }) });
+  const normal = await fetch(`${url}/s/after/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, prompt: 'hi', max_tokens: 4 }),
+  });
   expect(normal.status, await normal.text()).toBe(200);
 }, 180_000);

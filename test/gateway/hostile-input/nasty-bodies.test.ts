@@ -41,8 +41,14 @@ function validWith(endpoint: BodyEndpoint, field: string, rawValue: string): str
 function nastyBodies(endpoint: BodyEndpoint): Array<[string, string | Buffer]> {
   const valid = JSON.stringify(endpoint.valid);
   return [
-    ['invalid UTF-8 inside a string', Buffer.concat([Buffer.from(valid.replace(/}$/, ',"note":"')), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')])],
-    ['a lone UTF-16 surrogate encoded as bytes (CESU)', Buffer.concat([Buffer.from(valid.replace(/}$/, ',"note":"')), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')])],
+    [
+      'invalid UTF-8 inside a string',
+      Buffer.concat([Buffer.from(valid.replace(/}$/, ',"note":"')), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')]),
+    ],
+    [
+      'a lone UTF-16 surrogate encoded as bytes (CESU)',
+      Buffer.concat([Buffer.from(valid.replace(/}$/, ',"note":"')), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+    ],
     ['100k levels of nesting at the top', nestedArrays(100_000)],
     ['100k levels of nesting inside a valid body', validWith(endpoint, 'metadata', nestedArrays(100_000))],
     ['one level more than maxJsonDepth (512)', validWith(endpoint, 'metadata', nestedArrays(512))],
@@ -97,7 +103,11 @@ describe('every JSON route refuses nasty bodies in its own protocol shape, chang
 
   it('names the problem: not UTF-8, too deep, a prototype key', async () => {
     const chat = BODY_ENDPOINTS[0] as BodyEndpoint;
-    const messages = await Promise.all(nastyBodies(chat).slice(0, 9).map(async ([, body]) => (JSON.parse((await post(chat.path, body)).text) as { error: { message: string } }).error.message));
+    const messages = await Promise.all(
+      nastyBodies(chat)
+        .slice(0, 9)
+        .map(async ([, body]) => (JSON.parse((await post(chat.path, body)).text) as { error: { message: string } }).error.message),
+    );
     expect(messages[0]).toMatch(/not valid UTF-8/);
     expect(messages[2]).toMatch(/nested deeper than 512/);
     expect(messages[4]).toMatch(/nested deeper than 512/);
@@ -134,7 +144,12 @@ describe('every JSON route refuses nasty bodies in its own protocol shape, chang
     const last = calls[calls.length - 1];
     expect(last?.status).toBe('ok');
     let depth = 0;
-    for (let value = (setup.gateway.store.getCallBodies(last?.id ?? '')?.requestBody as { metadata: unknown }).metadata; Array.isArray(value); value = value[0]) depth += 1;
+    for (
+      let value = (setup.gateway.store.getCallBodies(last?.id ?? '')?.requestBody as { metadata: unknown }).metadata;
+      Array.isArray(value);
+      value = value[0]
+    )
+      depth += 1;
     expect(depth).toBe(511);
   });
 

@@ -61,7 +61,12 @@ describe('a 100 MiB body over a real socket is refused with 413 in the protocol 
             controller.enqueue(oneMib);
           },
         });
-        const response = await fetch(`${setup.url}${endpoint.path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body, duplex: 'half' } as RequestInit);
+        const response = await fetch(`${setup.url}${endpoint.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+          body,
+          duplex: 'half',
+        } as RequestInit);
         expect(response.status, endpoint.name).toBe(413);
         expectErrorShape(endpoint.protocol, await response.text(), endpoint.name);
       }
@@ -69,7 +74,11 @@ describe('a 100 MiB body over a real socket is refused with 413 in the protocol 
   });
 
   it('serves a normal call afterwards', async () => {
-    const response = await fetch(`${setup.url}/s/after/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY_ENDPOINTS[0]?.valid) });
+    const response = await fetch(`${setup.url}/s/after/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(BODY_ENDPOINTS[0]?.valid),
+    });
     expect(response.status).toBe(200);
   });
 });

@@ -15,7 +15,14 @@ export function expectErrorShape(protocol: Protocol, text: string, context = '')
     throw new Error(`not JSON ${context}: ${text.slice(0, 200)}`);
   }
   if (protocol === 'openai') {
-    expect(body, context).toEqual({ error: { message: expect.any(String), type: expect.any(String), param: expect.toSatisfy((value) => value === null || typeof value === 'string'), code: expect.anything() } });
+    expect(body, context).toEqual({
+      error: {
+        message: expect.any(String),
+        type: expect.any(String),
+        param: expect.toSatisfy((value) => value === null || typeof value === 'string'),
+        code: expect.anything(),
+      },
+    });
   } else if (protocol === 'anthropic') {
     expect(body, context).toEqual({ type: 'error', error: { type: expect.any(String), message: expect.any(String) } });
   } else {

@@ -43,7 +43,12 @@ export async function rawRequest(url: string, head: string, body: Iterable<Buffe
   const text = Buffer.concat(received).toString('utf8');
   const [rawHead = '', ...rest] = text.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(rawHead)?.[1] ?? 0);
-  return { status, head: rawHead, body: decodeBody(rawHead, rest.join('\r\n\r\n')), bodyBytesSentBeforeAnswer: sentBeforeAnswer < 0 ? sent : sentBeforeAnswer };
+  return {
+    status,
+    head: rawHead,
+    body: decodeBody(rawHead, rest.join('\r\n\r\n')),
+    bodyBytesSentBeforeAnswer: sentBeforeAnswer < 0 ? sent : sentBeforeAnswer,
+  };
 }
 
 function drainOrAnswer(socket: Socket, answered: Promise<void>): Promise<void> {

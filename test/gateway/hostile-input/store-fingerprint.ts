@@ -22,5 +22,7 @@ export function storeFingerprint(store: Store): string {
       calls: store.listCalls(session.id).map((call) => ({ call, bodies: store.getCallBodies(call.id) })),
     })),
   };
-  return createHash('sha256').update(JSON.stringify(content, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as Uint8Array) : value))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(content, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as Uint8Array) : value)))
+    .digest('hex');
 }

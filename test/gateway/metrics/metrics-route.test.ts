@@ -9,7 +9,11 @@ afterEach(async () => {
   for (const setup of started.splice(0)) await setup.close();
 });
 
-async function start(script: SimScript | undefined = undefined, gatewayOptions: GatewayOptions = {}, simOptions: SimBackendOptions = {}): Promise<GatewayWithSim> {
+async function start(
+  script: SimScript | undefined = undefined,
+  gatewayOptions: GatewayOptions = {},
+  simOptions: SimBackendOptions = {},
+): Promise<GatewayWithSim> {
   const setup = await startGatewayWithSim({ ...(script === undefined ? {} : { script }), ...simOptions }, gatewayOptions);
   started.push(setup);
   return setup;
@@ -19,7 +23,8 @@ const REPLY = 'one two three four five six seven eight nine ten eleven twelve th
 
 function postChat(setup: GatewayWithSim, session: string, body: Record<string, unknown> = {}): Promise<Response> {
   return fetch(`${setup.openaiBase(session)}/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hello' }], ...body }),
   });
 }
@@ -33,7 +38,8 @@ describe('GET /metrics', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
     const calls = setup.gateway.store.listCalls('m');
-    const sum = (pick: (call: (typeof calls)[number]) => ArrayLike<number> | null): number => calls.reduce((total, call) => total + (pick(call)?.length ?? 0), 0);
+    const sum = (pick: (call: (typeof calls)[number]) => ArrayLike<number> | null): number =>
+      calls.reduce((total, call) => total + (pick(call)?.length ?? 0), 0);
     expect(sampleValue(text, 'tokentap_requests_total', { front_door: 'openai-chat', status_code: '200' })).toBe(2);
     expect(sampleValue(text, 'tokentap_calls_total', { front_door: 'openai-chat', status: 'ok' })).toBe(2);
     expect(sampleValue(text, 'tokentap_calls_recorded_total')).toBe(2);
@@ -47,11 +53,24 @@ describe('GET /metrics', () => {
   });
 
   it('counts each error answered once, by code: refused input, a backend error, a stream cut, on either protocol', async () => {
-    const setup = await start({ replies: [{ fault: { kind: 'http-error', status: 500 } }, { content: REPLY, fault: { kind: 'cut-stream', afterTokens: 2 } }, { fault: { kind: 'http-error', status: 500 } }] }, { backendRetries: 0 });
+    const setup = await start(
+      {
+        replies: [
+          { fault: { kind: 'http-error', status: 500 } },
+          { content: REPLY, fault: { kind: 'cut-stream', afterTokens: 2 } },
+          { fault: { kind: 'http-error', status: 500 } },
+        ],
+      },
+      { backendRetries: 0 },
+    );
     expect((await postChat(setup, 'e', { messages: 'not a list' })).status).toBe(400);
     expect((await postChat(setup, 'e')).status).toBe(500);
     await (await postChat(setup, 'e', { stream: true })).text();
-    const anthropic = await fetch(`${setup.url}/s/e/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    const anthropic = await fetch(`${setup.url}/s/e/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(anthropic.status).toBe(500);
     const text = await (await fetch(`${setup.url}/metrics`)).text();
     expect(sampleValue(text, 'tokentap_errors_total', { front_door: 'openai-chat', code: 'TT_INVALID_REQUEST' })).toBe(1);

@@ -18,13 +18,20 @@ interface CapturedRequest {
 }
 
 const CAPTURE: CapturedRequest[] = readFileSync(new URL('../../fixtures/harness-captures/claude-code-2.1.197.jsonl', import.meta.url), 'utf8')
-  .trim().split('\n').map((line) => JSON.parse(line) as CapturedRequest);
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line) as CapturedRequest);
 
 const SERVED = 'served-qwen';
 const SCRIPT: SimScript = {
   replies: [
     { match: { lastToolResultContains: 'tokentap-ok' }, times: 'forever', reasoning: 'The proof file exists.', content: 'DONE tokentap-ok' },
-    { match: { lastUserContains: 'Run the proof command' }, times: 'forever', reasoning: 'Run it with Bash.', toolCalls: [{ name: 'Bash', arguments: { command: 'echo tokentap-ok > proof.txt && cat proof.txt', description: 'proof' } }] },
+    {
+      match: { lastUserContains: 'Run the proof command' },
+      times: 'forever',
+      reasoning: 'Run it with Bash.',
+      toolCalls: [{ name: 'Bash', arguments: { command: 'echo tokentap-ok > proof.txt && cat proof.txt', description: 'proof' } }],
+    },
   ],
   otherwise: 'error',
 };
@@ -40,7 +47,9 @@ afterEach(async () => {
 });
 
 function replay(request: CapturedRequest, body: Record<string, unknown> | null = request.body): Promise<Response> {
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'content-length', 'connection', 'accept-encoding'].includes(name)));
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).filter(([name]) => !['host', 'content-length', 'connection', 'accept-encoding'].includes(name)),
+  );
   return fetch(`${setup.url}${request.url}`, { method: request.method, headers, body: body === null ? null : JSON.stringify(body) });
 }
 
@@ -50,8 +59,10 @@ type Event = { event: string | undefined; data: Record<string, unknown> };
 async function readAnthropicStream(response: Response): Promise<Event[]> {
   expect(response.status).toBe(200);
   const decoder = new SseDecoder();
-  const events = [...decoder.push(new Uint8Array(await response.arrayBuffer())), ...decoder.flush()]
-    .map((event) => ({ event: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
+  const events = [...decoder.push(new Uint8Array(await response.arrayBuffer())), ...decoder.flush()].map((event) => ({
+    event: event.event,
+    data: JSON.parse(event.data) as Record<string, unknown>,
+  }));
   for (const { event, data } of events) expect(data.type).toBe(event);
   const names = events.map((entry) => entry.event);
   expect(names.slice(0, 2)).toEqual(['message_start', 'ping']);
@@ -65,7 +76,9 @@ async function readAnthropicStream(response: Response): Promise<Event[]> {
 
 function backendBodyOf(index: number): Record<string, unknown> & { messages: Array<Record<string, unknown>>; tools?: unknown[] } {
   const call = setup.gateway.store.listCalls('cc')[index];
-  return setup.gateway.store.getCallBodies(call?.id ?? '')?.backendRequestBody as Record<string, unknown> & { messages: Array<Record<string, unknown>> };
+  return setup.gateway.store.getCallBodies(call?.id ?? '')?.backendRequestBody as Record<string, unknown> & {
+    messages: Array<Record<string, unknown>>;
+  };
 }
 
 describe('Claude Code 2.1.197 replayed through the Anthropic front door', () => {
@@ -79,12 +92,17 @@ describe('Claude Code 2.1.197 replayed through the Anthropic front door', () => 
     expect(first.status).toBe(200);
     expect(first.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = await readAnthropicStream(first);
-    const toolStart = events.find((entry) => entry.event === 'content_block_start' && (entry.data.content_block as { type: string }).type === 'tool_use');
+    const toolStart = events.find(
+      (entry) => entry.event === 'content_block_start' && (entry.data.content_block as { type: string }).type === 'tool_use',
+    );
     expect(toolStart?.data.content_block).toMatchObject({ name: 'Bash', id: expect.stringMatching(/^toolu_/) });
     expect(events.at(-2)?.data).toMatchObject({ delta: { stop_reason: 'tool_use' } });
 
     const second = await readAnthropicStream(await replay(CAPTURE[2]!));
-    const text = second.filter((entry) => (entry.data.delta as { type?: string } | undefined)?.type === 'text_delta').map((entry) => (entry.data.delta as { text: string }).text).join('');
+    const text = second
+      .filter((entry) => (entry.data.delta as { type?: string } | undefined)?.type === 'text_delta')
+      .map((entry) => (entry.data.delta as { text: string }).text)
+      .join('');
     expect(text.trim()).toBe('DONE tokentap-ok');
     expect(second.at(-2)?.data).toMatchObject({ delta: { stop_reason: 'end_turn' } });
 
@@ -116,21 +134,41 @@ describe('Claude Code 2.1.197 replayed through the Anthropic front door', () => 
     expect(JSON.stringify(body)).not.toContain('x-anthropic-billing-header');
     // the mid-conversation system message stays where Claude Code put it, after the first user turn
     expect(body.messages.map((message) => message.role)).toEqual(['system', 'user', 'system', 'assistant', 'tool']);
-    expect(body.messages[3]).toMatchObject({ tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo tokentap-ok > proof.txt && cat proof.txt","description":"proof"}' } }] });
+    expect(body.messages[3]).toMatchObject({
+      tool_calls: [
+        {
+          id: 'toolu_01',
+          type: 'function',
+          function: { name: 'Bash', arguments: '{"command":"echo tokentap-ok > proof.txt && cat proof.txt","description":"proof"}' },
+        },
+      ],
+    });
     expect(body.messages[4]).toEqual({ role: 'tool', tool_call_id: 'toolu_01', content: 'tokentap-ok' });
     expect(body.tools).toHaveLength(24);
-    expect(body).toMatchObject({ max_tokens: 32000, stream: true, chat_template_kwargs: { enable_thinking: true }, stream_options: { include_usage: true } });
-    for (const field of ['tool_choice', 'metadata', 'context_management', 'output_config', 'thinking', 'system']) expect(body).not.toHaveProperty(field);
+    expect(body).toMatchObject({
+      max_tokens: 32000,
+      stream: true,
+      chat_template_kwargs: { enable_thinking: true },
+      stream_options: { include_usage: true },
+    });
+    for (const field of ['tool_choice', 'metadata', 'context_management', 'output_config', 'thinking', 'system'])
+      expect(body).not.toHaveProperty(field);
   });
 
   it('drops server tools (recorded in metadata) and omits tool_choice when no tool is left', async () => {
     const captured = CAPTURE[1]!;
-    const serverTools = [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }, { type: 'code_execution_20250825', name: 'code_execution' }];
+    const serverTools = [
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
+      { type: 'code_execution_20250825', name: 'code_execution' },
+    ];
     const withServerTools = { ...captured.body, tools: [...(captured.body?.tools as unknown[]), ...serverTools], tool_choice: { type: 'any' } };
     await readAnthropicStream(await replay(captured, withServerTools));
     expect(backendBodyOf(0).tools).toHaveLength(24);
     expect(backendBodyOf(0).tool_choice).toBe('required');
-    expect(setup.gateway.store.listCalls('cc')[0]?.metadata.droppedTools).toEqual([{ name: 'web_search', type: 'web_search_20250305' }, { name: 'code_execution', type: 'code_execution_20250825' }]);
+    expect(setup.gateway.store.listCalls('cc')[0]?.metadata.droppedTools).toEqual([
+      { name: 'web_search', type: 'web_search_20250305' },
+      { name: 'code_execution', type: 'code_execution_20250825' },
+    ]);
 
     // Claude Code sends tools: [] on compaction turns
     await readAnthropicStream(await replay(captured, { ...captured.body, tools: serverTools, tool_choice: { type: 'auto' } }));

@@ -21,7 +21,11 @@ async function start(script: SimScript, simOptions: SimBackendOptions = {}): Pro
 const BODY = { model: 'claude-x', max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] };
 
 function post(body: unknown, url = '/s/err/v1/messages'): Promise<Response> {
-  return fetch(`${setup!.url}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${setup!.url}${url}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 function sseEvents(text: string): Array<{ event: string | undefined; data: string }> {
@@ -36,7 +40,12 @@ function onlyCall(session = 'err') {
 }
 
 describe('backend errors reach Claude Code in Anthropic shape and are recorded', () => {
-  const cases: Array<[status: number, type: string]> = [[500, 'api_error'], [503, 'overloaded_error'], [529, 'overloaded_error'], [401, 'authentication_error']];
+  const cases: Array<[status: number, type: string]> = [
+    [500, 'api_error'],
+    [503, 'overloaded_error'],
+    [529, 'overloaded_error'],
+    [401, 'authentication_error'],
+  ];
   for (const [status, type] of cases) {
     it(`answers a backend ${status} as ${status} ${type} with the backend's message`, async () => {
       // forever: a 503 is retried by the gateway (backendRetries) and must still be the answer after the last attempt
@@ -50,7 +59,9 @@ describe('backend errors reach Claude Code in Anthropic shape and are recorded',
 
   it('passes 429 with Retry-After; the SDK raises RateLimitError', async () => {
     // a Retry-After past backendRetryAfterMaxMs (10 s) is not waited out by the gateway: the harness gets it
-    const { url } = await start({ replies: [{ times: 'forever', fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '60' } } }] });
+    const { url } = await start({
+      replies: [{ times: 'forever', fault: { kind: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after': '60' } } }],
+    });
     const response = await post(BODY);
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('60');
@@ -73,7 +84,9 @@ describe('backend errors reach Claude Code in Anthropic shape and are recorded',
   }
 
   it('ends a stream cut mid-way with an error event (no message_stop); the SDK raises; tokens so far are kept', async () => {
-    const { url } = await start({ replies: [{ times: 'forever', content: 'one two three four five six seven eight nine ten', fault: { kind: 'cut-stream', afterTokens: 3 } }] });
+    const { url } = await start({
+      replies: [{ times: 'forever', content: 'one two three four five six seven eight nine ten', fault: { kind: 'cut-stream', afterTokens: 3 } }],
+    });
     const response = await post({ ...BODY, stream: true });
     expect(response.status).toBe(200);
     const events = sseEvents(await response.text());
@@ -99,7 +112,10 @@ describe('backend errors reach Claude Code in Anthropic shape and are recorded',
 
 describe('Claude Code going away mid-stream', () => {
   it('cancels the backend request and records the call as aborted with the tokens so far', async () => {
-    const { url, sim } = await start({ replies: [{ content: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen' }] }, { tokensPerSecond: 40 });
+    const { url, sim } = await start(
+      { replies: [{ content: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen' }] },
+      { tokensPerSecond: 40 },
+    );
     const cancelled = new Promise<void>((resolve) => sim.on('cancel', () => resolve()));
     const client = new Anthropic({ baseURL: `${url}/s/gone`, apiKey: 'x', maxRetries: 0 });
     const stream = client.messages.stream({ ...BODY, messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'disabled' } });
@@ -142,7 +158,11 @@ describe('the Anthropic front door refuses bad input in Anthropic shape and reco
 
   it('answers unknown routes and methods under the Anthropic paths with 404 not_found_error', async () => {
     await start({ replies: [] });
-    for (const [method, url] of [['POST', '/v1/messages/batches'], ['GET', '/s/x/v1/messages'], ['POST', '/s/x/v1/messages/count_tokens/extra']]) {
+    for (const [method, url] of [
+      ['POST', '/v1/messages/batches'],
+      ['GET', '/s/x/v1/messages'],
+      ['POST', '/s/x/v1/messages/count_tokens/extra'],
+    ]) {
       const response = await setup!.gateway.app.inject({ method: method as 'GET' | 'POST', url, payload: method === 'POST' ? {} : undefined });
       expect(response.statusCode).toBe(404);
       expect(response.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
@@ -151,7 +171,12 @@ describe('the Anthropic front door refuses bad input in Anthropic shape and reco
 
   it('answers an oversized body with 413 request_too_large and a non-JSON content type with 415', async () => {
     const temp = makeTempDir();
-    const gateway = createGateway({ backendUrl: `http://127.0.0.1:${await closedPort()}`, db: temp.file('t.db'), logLevel: 'silent', bodyLimit: 1024 });
+    const gateway = createGateway({
+      backendUrl: `http://127.0.0.1:${await closedPort()}`,
+      db: temp.file('t.db'),
+      logLevel: 'silent',
+      bodyLimit: 1024,
+    });
     try {
       const large = await gateway.app.inject({ method: 'POST', url: '/s/big/v1/messages', payload: { ...BODY, system: 'x'.repeat(2000) } });
       expect(large.statusCode).toBe(413);

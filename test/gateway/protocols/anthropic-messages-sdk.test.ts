@@ -9,12 +9,23 @@ import { expectCallsMatchSim } from '../../helpers/expect-calls-match-sim.js';
 const PROOF_SCRIPT: SimScript = {
   replies: [
     { match: { lastToolResultContains: 'tokentap-ok' }, times: 'forever', reasoning: 'The command worked.', content: 'DONE tokentap-ok' },
-    { match: { lastUserContains: 'proof' }, times: 'forever', reasoning: 'I should run it.', toolCalls: [{ name: 'Bash', arguments: { command: 'echo tokentap-ok' } }] },
+    {
+      match: { lastUserContains: 'proof' },
+      times: 'forever',
+      reasoning: 'I should run it.',
+      toolCalls: [{ name: 'Bash', arguments: { command: 'echo tokentap-ok' } }],
+    },
   ],
   otherwise: 'error',
 };
 
-const TOOLS = [{ name: 'Bash', description: 'Runs a shell command.', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } }];
+const TOOLS = [
+  {
+    name: 'Bash',
+    description: 'Runs a shell command.',
+    input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] },
+  },
+];
 
 let setup: GatewayWithSim | undefined;
 afterEach(async () => {
@@ -29,8 +40,13 @@ async function start(script: SimScript = PROOF_SCRIPT): Promise<{ setup: Gateway
 
 function params(messages: MessageParam[]): MessageCreateParamsNonStreaming {
   return {
-    model: 'claude-test-model', max_tokens: 2000, system: 'You are a careful agent.', messages, tools: TOOLS,
-    thinking: { type: 'enabled', budget_tokens: 1024 }, metadata: { user_id: 'user-7' },
+    model: 'claude-test-model',
+    max_tokens: 2000,
+    system: 'You are a careful agent.',
+    messages,
+    tools: TOOLS,
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+    metadata: { user_id: 'user-7' },
   };
 }
 
@@ -44,7 +60,10 @@ async function runAgent(client: Anthropic, stream: boolean): Promise<Message[]> 
     messages.push({ role: 'assistant', content: message.content as MessageParam['content'] });
     const toolUses = message.content.filter((block) => block.type === 'tool_use');
     if (toolUses.length === 0) break;
-    messages.push({ role: 'user', content: toolUses.map((block) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: 'tokentap-ok' })) });
+    messages.push({
+      role: 'user',
+      content: toolUses.map((block) => ({ type: 'tool_result' as const, tool_use_id: block.id, content: 'tokentap-ok' })),
+    });
   }
   return answers;
 }
@@ -61,15 +80,24 @@ describe('the @anthropic-ai/sdk client through the gateway, tool_use -> tool_res
       // vLLM's "\n\n" between </think> and <tool_call> is no text block
       expect(toolTurn?.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
       expect(toolTurn?.content[0]).toMatchObject({ thinking: '\nI should run it.\n', signature: expect.stringMatching(/^tokentap\./) });
-      expect(toolTurn?.content[1]).toMatchObject({ name: 'Bash', input: { command: 'echo tokentap-ok' }, id: expect.stringMatching(/^toolu_[A-Za-z0-9_-]+$/) });
+      expect(toolTurn?.content[1]).toMatchObject({
+        name: 'Bash',
+        input: { command: 'echo tokentap-ok' },
+        id: expect.stringMatching(/^toolu_[A-Za-z0-9_-]+$/),
+      });
       expect(finalTurn?.stop_reason).toBe('end_turn');
       expect(finalTurn?.content.map((block) => block.type)).toEqual(['thinking', 'text']);
       expect(finalTurn?.content[1]?.type === 'text' && finalTurn.content[1].text.trim()).toBe('DONE tokentap-ok');
 
       const log = setup.sim.log;
-      expect([toolTurn?.usage, finalTurn?.usage]).toEqual(log.map((record) => ({
-        input_tokens: record.promptTokenIds.length, output_tokens: record.completionTokenIds.length, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
-      })));
+      expect([toolTurn?.usage, finalTurn?.usage]).toEqual(
+        log.map((record) => ({
+          input_tokens: record.promptTokenIds.length,
+          output_tokens: record.completionTokenIds.length,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        })),
+      );
       const calls = setup.gateway.store.listCalls('proof');
       expect(calls.map((call) => [call.status, call.frontDoor, call.stream, call.requestedModel, call.backendModel])).toEqual([
         ['ok', 'anthropic-messages', stream, 'claude-test-model', 'Qwen/Qwen3-8B'],
@@ -86,13 +114,21 @@ describe('the @anthropic-ai/sdk client through the gateway, tool_use -> tool_res
     const { setup, client } = await start();
     await client.messages.create(params([{ role: 'user', content: 'Run the proof command' }]));
     const [call] = setup.gateway.store.listCalls('proof');
-    expect(call?.metadata).toMatchObject({ thinkingType: 'enabled', anthropicUserId: 'user-7', 'anthropic-version': expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), sessionSource: 'path' });
+    expect(call?.metadata).toMatchObject({
+      thinkingType: 'enabled',
+      anthropicUserId: 'user-7',
+      'anthropic-version': expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      sessionSource: 'path',
+    });
     expect(JSON.stringify(call?.metadata)).not.toContain('sk-ant-harness');
     const bodies = setup.gateway.store.getCallBodies(call?.id ?? '');
     expect(bodies?.requestBody).toEqual(params([{ role: 'user', content: 'Run the proof command' }]));
     expect(bodies?.backendRequestBody).toEqual({
       model: 'Qwen/Qwen3-8B',
-      messages: [{ role: 'system', content: 'You are a careful agent.' }, { role: 'user', content: 'Run the proof command' }],
+      messages: [
+        { role: 'system', content: 'You are a careful agent.' },
+        { role: 'user', content: 'Run the proof command' },
+      ],
       tools: [{ type: 'function', function: { name: 'Bash', description: 'Runs a shell command.', parameters: TOOLS[0]?.input_schema } }],
       max_tokens: 2000,
       chat_template_kwargs: { enable_thinking: true },
@@ -112,8 +148,16 @@ describe('the @anthropic-ai/sdk client through the gateway, tool_use -> tool_res
     }
     const compact = seen.filter((entry, index) => entry !== seen[index - 1]);
     expect(compact).toEqual([
-      'message_start', 'content_block_start:0', 'thinking_delta:0', 'signature_delta:0', 'content_block_stop:0',
-      'content_block_start:1', 'input_json_delta:1', 'content_block_stop:1', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start:0',
+      'thinking_delta:0',
+      'signature_delta:0',
+      'content_block_stop:0',
+      'content_block_start:1',
+      'input_json_delta:1',
+      'content_block_stop:1',
+      'message_delta',
+      'message_stop',
     ]);
   });
 
@@ -122,15 +166,25 @@ describe('the @anthropic-ai/sdk client through the gateway, tool_use -> tool_res
     const message = await client.messages.stream(params([{ role: 'user', content: 'Run the proof command' }])).finalMessage();
     const toolUse = message.content.find((block) => block.type === 'tool_use');
     const [call] = setup.gateway.store.listCalls('proof');
-    const recorded = setup.gateway.store.getCallBodies(call?.id ?? '')?.responseBody as { choices: Array<{ message: { tool_calls: Array<{ id: string }> } }> };
+    const recorded = setup.gateway.store.getCallBodies(call?.id ?? '')?.responseBody as {
+      choices: Array<{ message: { tool_calls: Array<{ id: string }> } }>;
+    };
     expect(toolUse?.id).toBe(`toolu_${recorded.choices[0]?.message.tool_calls[0]?.id}`);
   });
 
   it('reports stop sequences and max_tokens as Anthropic stop reasons', async () => {
     const { client } = await start({ replies: [{ times: 'forever', content: 'alpha beta STOP gamma' }] });
-    const stopped = await client.messages.create({ model: 'claude-x', max_tokens: 50, stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'go' }], thinking: { type: 'disabled' } });
+    const stopped = await client.messages.create({
+      model: 'claude-x',
+      max_tokens: 50,
+      stop_sequences: ['STOP'],
+      messages: [{ role: 'user', content: 'go' }],
+      thinking: { type: 'disabled' },
+    });
     expect(stopped).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'STOP' });
-    const cut = await client.messages.stream({ model: 'claude-x', max_tokens: 2, messages: [{ role: 'user', content: 'go' }], thinking: { type: 'disabled' } }).finalMessage();
+    const cut = await client.messages
+      .stream({ model: 'claude-x', max_tokens: 2, messages: [{ role: 'user', content: 'go' }], thinking: { type: 'disabled' } })
+      .finalMessage();
     expect(cut).toMatchObject({ stop_reason: 'max_tokens', stop_sequence: null, usage: { output_tokens: 2 } });
   });
 

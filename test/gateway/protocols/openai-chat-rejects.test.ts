@@ -29,7 +29,13 @@ describe('the chat front door rejects bad input in OpenAI shape and records noth
   });
 
   it('answers missing or wrongly typed messages with 400 naming the field', async () => {
-    for (const body of [{}, { messages: 'hi' }, { messages: [] }, { messages: [{ content: 'no role' }] }, { messages: [{ role: 'user' }], stream: 'yes' }]) {
+    for (const body of [
+      {},
+      { messages: 'hi' },
+      { messages: [] },
+      { messages: [{ content: 'no role' }] },
+      { messages: [{ role: 'user' }], stream: 'yes' },
+    ]) {
       const response = await postChat(JSON.stringify(body));
       expect(response.statusCode).toBe(400);
       const error = response.json().error as { type: string; message: string; param: string | null };
@@ -65,7 +71,11 @@ describe('the chat front door rejects bad input in OpenAI shape and records noth
   });
 
   it('answers a malformed session id with 400 rather than guessing', async () => {
-    const response = await postChat(JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }), { 'content-type': 'application/json', 'x-tokentap-session': 'bad id/..' }, '/v1/chat/completions');
+    const response = await postChat(
+      JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+      { 'content-type': 'application/json', 'x-tokentap-session': 'bad id/..' },
+      '/v1/chat/completions',
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json().error.code).toBe('TT_INVALID_SESSION');
   });

@@ -81,7 +81,9 @@ describe('a token-id prompt with an id that is no Int32 token id is refused befo
         const response = await post(JSON.stringify({ model: MODEL, prompt, stream, max_tokens: 4 }), `/s/${session}/v1/completions`);
         expect(response.statusCode, response.body).toBe(400);
         expect(String(response.headers['content-type'])).toContain('application/json');
-        expect(response.json()).toEqual({ error: { message: expect.stringContaining('must be a token id'), type: 'invalid_request_error', param, code: 'TT_INVALID_REQUEST' } });
+        expect(response.json()).toEqual({
+          error: { message: expect.stringContaining('must be a token id'), type: 'invalid_request_error', param, code: 'TT_INVALID_REQUEST' },
+        });
         expect(setup.sim.log.length).toBe(backendRequests);
         expect(setup.gateway.store.listCalls(session)).toEqual([]);
         const health = await setup.gateway.app.inject({ method: 'GET', url: '/healthz' });
@@ -94,21 +96,28 @@ describe('a token-id prompt with an id that is no Int32 token id is refused befo
 const anything = fc.jsonValue({ maxDepth: 2 });
 /** Mostly the right type, now and then any JSON at all. */
 const maybe = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | unknown> => fc.oneof({ weight: 24, arbitrary }, { weight: 1, arbitrary: anything });
-const rarely = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
+const rarely = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
+  fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
 const tokenIds = fc.array(fc.integer({ min: 0, max: 150_000 }), { minLength: 1, maxLength: 12 });
 const onePrompt = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), tokenIds, fc.tuple(fc.string({ minLength: 1 })), fc.tuple(tokenIds));
-const manyPrompts = fc.oneof(fc.array(fc.string({ minLength: 1 }), { minLength: 2, maxLength: 3 }), fc.array(tokenIds, { minLength: 2, maxLength: 3 }));
-const completionsBody = fc.record({
-  model: maybe(fc.constant(MODEL)),
-  prompt: maybe(fc.oneof({ weight: 9, arbitrary: onePrompt }, { weight: 1, arbitrary: manyPrompts })),
-  stream: maybe(fc.boolean()),
-  max_tokens: maybe(fc.integer({ min: 1, max: 24 })),
-  logprobs: maybe(fc.integer({ min: -1, max: 5 })),
-  return_token_ids: maybe(fc.boolean()),
-  n: rarely(maybe(fc.integer({ min: 1, max: 3 }))),
-  echo: rarely(maybe(fc.boolean())),
-  stream_options: rarely(maybe(fc.record({ include_usage: fc.boolean() }))),
-}, { requiredKeys: ['prompt'] });
+const manyPrompts = fc.oneof(
+  fc.array(fc.string({ minLength: 1 }), { minLength: 2, maxLength: 3 }),
+  fc.array(tokenIds, { minLength: 2, maxLength: 3 }),
+);
+const completionsBody = fc.record(
+  {
+    model: maybe(fc.constant(MODEL)),
+    prompt: maybe(fc.oneof({ weight: 9, arbitrary: onePrompt }, { weight: 1, arbitrary: manyPrompts })),
+    stream: maybe(fc.boolean()),
+    max_tokens: maybe(fc.integer({ min: 1, max: 24 })),
+    logprobs: maybe(fc.integer({ min: -1, max: 5 })),
+    return_token_ids: maybe(fc.boolean()),
+    n: rarely(maybe(fc.integer({ min: 1, max: 3 }))),
+    echo: rarely(maybe(fc.boolean())),
+    stream_options: rarely(maybe(fc.record({ include_usage: fc.boolean() }))),
+  },
+  { requiredKeys: ['prompt'] },
+);
 
 describe('fuzzed Completions bodies', () => {
   it('get a 4xx in OpenAI shape or a 200, never a 5xx, and leave no call in progress', async () => {

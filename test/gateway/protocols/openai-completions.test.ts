@@ -24,7 +24,12 @@ function clientFor(session: string): OpenAI {
 }
 
 /** Runs one completion through the openai client, streamed or not, and returns the text and what the harness saw. */
-async function complete(session: string, prompt: string | number[], stream: boolean, extra: Record<string, unknown> = {}): Promise<{ text: string; seen: Array<Record<string, unknown>> }> {
+async function complete(
+  session: string,
+  prompt: string | number[],
+  stream: boolean,
+  extra: Record<string, unknown> = {},
+): Promise<{ text: string; seen: Array<Record<string, unknown>> }> {
   const client = clientFor(session);
   if (!stream) {
     const completion = await client.completions.create({ model: MODEL, prompt, max_tokens: 32, ...extra });
@@ -45,7 +50,9 @@ describe('the official openai client on /v1/completions', () => {
         const { text, seen } = await complete(session, prompt, stream);
         expect(text).toBe(' Paris, of course.');
         const calls = setup.gateway.store.listCalls(session);
-        expect(calls.map((call) => [call.frontDoor, call.status, call.stream, call.finishReason])).toEqual([['openai-completions', 'ok', stream, 'stop']]);
+        expect(calls.map((call) => [call.frontDoor, call.status, call.stream, call.finishReason])).toEqual([
+          ['openai-completions', 'ok', stream, 'stop'],
+        ]);
         expectCallsMatchSim(calls, setup.sim.log);
         if (kind === 'token-id') expect(Array.from(calls[0]?.promptTokenIds ?? [])).toEqual(PROMPT_IDS);
         else expect(setup.sim.log[0]?.promptText).toBe('The capital of France is');
@@ -54,7 +61,11 @@ describe('the official openai client on /v1/completions', () => {
         expect(seen.every((payload) => (payload.choices as Array<{ logprobs: unknown }>).every((choice) => choice.logprobs === null))).toBe(true);
         if (stream) expect(seen.some((payload) => 'usage' in payload && payload.usage !== undefined && payload.usage !== null)).toBe(false);
         const bodies = setup.gateway.store.getCallBodies(calls[0]?.id ?? '');
-        expect(bodies?.backendRequestBody).toMatchObject({ return_token_ids: true, logprobs: 1, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+        expect(bodies?.backendRequestBody).toMatchObject({
+          return_token_ids: true,
+          logprobs: 1,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+        });
         expect(bodies?.requestBody).not.toHaveProperty('return_token_ids');
       });
     }
@@ -62,7 +73,9 @@ describe('the official openai client on /v1/completions', () => {
 
   it('passes on the ids and logprobs the harness asked for itself, trimmed to its own k', async () => {
     const { seen } = await complete('asks', PROMPT_IDS, false, { logprobs: 2, return_token_ids: true });
-    const choice = (seen[0]?.choices as Array<Record<string, unknown> & { logprobs: { token_logprobs: number[]; top_logprobs: Array<Record<string, number>> } }>)[0];
+    const choice = (
+      seen[0]?.choices as Array<Record<string, unknown> & { logprobs: { token_logprobs: number[]; top_logprobs: Array<Record<string, number>> } }>
+    )[0];
     const call = setup.gateway.store.listCalls('asks')[0];
     expect(choice?.prompt_token_ids).toEqual(PROMPT_IDS);
     expect(choice?.token_ids).toEqual(Array.from(call?.completionTokenIds ?? []));
@@ -94,7 +107,9 @@ describe('the official openai client on /v1/completions', () => {
       [{ prompt: 42 }, 'prompt'],
     ];
     for (const [body, param] of cases) {
-      const failure = await client.completions.create({ model: MODEL, ...body } as unknown as OpenAI.CompletionCreateParamsNonStreaming).catch((error: unknown) => error);
+      const failure = await client.completions
+        .create({ model: MODEL, ...body } as unknown as OpenAI.CompletionCreateParamsNonStreaming)
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
       expect((failure as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ param });
     }

@@ -11,7 +11,10 @@ export function readResponsesEvents(text: string): ResponsesEvent[] {
   const events = blocks.map((block) => {
     const lines = block.split('\n');
     const name = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-    const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length)).join('\n');
+    const data = lines
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice('data: '.length))
+      .join('\n');
     const event = JSON.parse(data) as ResponsesEvent;
     expect(event.type).toBe(name);
     return event;
@@ -22,7 +25,11 @@ export function readResponsesEvents(text: string): ResponsesEvent[] {
 }
 
 /** POSTs a Responses body as JSON and returns the status, content type and text. */
-export async function postResponses(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; contentType: string; text: string }> {
+export async function postResponses(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; contentType: string; text: string }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
 }

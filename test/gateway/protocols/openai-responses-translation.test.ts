@@ -10,13 +10,24 @@ const names = new ResponsesToolNames();
 
 describe('input items to chat messages', () => {
   it('merges instructions and leading system/developer messages into one system message, and keeps a later one in place', () => {
-    const { messages } = responsesInputToMessages([
-      { role: 'developer', content: 'Rule one.' },
-      { type: 'message', role: 'system', content: [{ type: 'input_text', text: 'Rule two' }, { type: 'input_text', text: 'and three.' }] },
-      { role: 'user', content: 'hi' },
-      { role: 'developer', content: 'Permissions changed.' },
-      { role: 'user', content: 'go on' },
-    ], 'Be brief.', names);
+    const { messages } = responsesInputToMessages(
+      [
+        { role: 'developer', content: 'Rule one.' },
+        {
+          type: 'message',
+          role: 'system',
+          content: [
+            { type: 'input_text', text: 'Rule two' },
+            { type: 'input_text', text: 'and three.' },
+          ],
+        },
+        { role: 'user', content: 'hi' },
+        { role: 'developer', content: 'Permissions changed.' },
+        { role: 'user', content: 'go on' },
+      ],
+      'Be brief.',
+      names,
+    );
     expect(messages).toEqual([
       { role: 'system', content: 'Be brief.\n\nRule one.\n\nRule two\nand three.' },
       { role: 'user', content: 'hi' },
@@ -26,21 +37,28 @@ describe('input items to chat messages', () => {
   });
 
   it('gathers one response (reasoning, text, parallel tool calls) into one assistant message', () => {
-    const { messages } = responsesInputToMessages([
-      { role: 'user', content: 'list both' },
-      { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'Two calls.' }] },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Listing.' }] },
-      { type: 'function_call', call_id: 'c1', name: 'ls', arguments: '{"path":"a"}' },
-      { type: 'function_call', call_id: 'c2', name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: '{}' },
-      { type: 'function_call_output', call_id: 'c1', output: 'a.txt' },
-      { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'spawned' }] },
-      { type: 'custom_tool_call', call_id: 'c3', name: 'apply_patch', input: '*** Begin Patch' },
-      { type: 'custom_tool_call_output', call_id: 'c3', output: 'Done!' },
-    ], undefined, names);
+    const { messages } = responsesInputToMessages(
+      [
+        { role: 'user', content: 'list both' },
+        { type: 'reasoning', id: 'rs_1', summary: [], content: [{ type: 'reasoning_text', text: 'Two calls.' }] },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Listing.' }] },
+        { type: 'function_call', call_id: 'c1', name: 'ls', arguments: '{"path":"a"}' },
+        { type: 'function_call', call_id: 'c2', name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'a.txt' },
+        { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'spawned' }] },
+        { type: 'custom_tool_call', call_id: 'c3', name: 'apply_patch', input: '*** Begin Patch' },
+        { type: 'custom_tool_call_output', call_id: 'c3', output: 'Done!' },
+      ],
+      undefined,
+      names,
+    );
     expect(messages).toEqual([
       { role: 'user', content: 'list both' },
       {
-        role: 'assistant', content: 'Listing.', reasoning: 'Two calls.', reasoning_content: 'Two calls.',
+        role: 'assistant',
+        content: 'Listing.',
+        reasoning: 'Two calls.',
+        reasoning_content: 'Two calls.',
         tool_calls: [
           { id: 'c1', type: 'function', function: { name: 'ls', arguments: '{"path":"a"}' } },
           { id: 'c2', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{}' } },
@@ -48,35 +66,59 @@ describe('input items to chat messages', () => {
       },
       { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
       { role: 'tool', tool_call_id: 'c2', content: 'spawned' },
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c3', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'c3', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c3', content: 'Done!' },
     ]);
   });
 
   it('drops hosted-tool items and encrypted-only reasoning, and says so', () => {
-    const { messages, droppedItems } = responsesInputToMessages([
-      { role: 'user', content: 'search' },
-      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
-      { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Found nothing.' }] },
-    ], undefined, names);
+    const { messages, droppedItems } = responsesInputToMessages(
+      [
+        { role: 'user', content: 'search' },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Found nothing.' }] },
+      ],
+      undefined,
+      names,
+    );
     expect(droppedItems).toEqual(['reasoning', 'web_search_call']);
-    expect(messages).toEqual([{ role: 'user', content: 'search' }, { role: 'assistant', content: 'Found nothing.' }]);
+    expect(messages).toEqual([
+      { role: 'user', content: 'search' },
+      { role: 'assistant', content: 'Found nothing.' },
+    ]);
   });
 
   it('uses reasoning summaries when a reasoning item has no content', () => {
-    const { messages } = responsesInputToMessages([
-      { role: 'user', content: 'q' },
-      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'First.' }, { type: 'summary_text', text: 'Second.' }] },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'A.' }] },
-    ], undefined, names);
+    const { messages } = responsesInputToMessages(
+      [
+        { role: 'user', content: 'q' },
+        {
+          type: 'reasoning',
+          summary: [
+            { type: 'summary_text', text: 'First.' },
+            { type: 'summary_text', text: 'Second.' },
+          ],
+        },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'A.' }] },
+      ],
+      undefined,
+      names,
+    );
     expect(messages[1]).toMatchObject({ reasoning_content: 'First.\n\nSecond.', content: 'A.' });
   });
 });
 
 describe('tools and settings', () => {
   it('keeps a tool_choice only with tools to choose among, and records what it did not forward', () => {
-    const { chatBody, notes } = responsesRequestToChat({ input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'auto', store: false, include: [] }, [{ role: 'user', content: 'x' }]);
+    const { chatBody, notes } = responsesRequestToChat(
+      { input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'auto', store: false, include: [] },
+      [{ role: 'user', content: 'x' }],
+    );
     expect(chatBody).not.toHaveProperty('tools');
     expect(chatBody).not.toHaveProperty('tool_choice');
     expect(notes).toEqual({ droppedTools: ['web_search'], droppedItems: [], notForwarded: ['store', 'include', 'tool_choice'] });
@@ -84,14 +126,21 @@ describe('tools and settings', () => {
 
   it('maps a tool_choice naming a namespace member to its flattened chat name', () => {
     const { chatBody } = responsesRequestToChat(
-      { input: 'x', tools: [{ type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'close' }] }], tool_choice: { type: 'function', name: 'close' } },
+      {
+        input: 'x',
+        tools: [{ type: 'namespace', name: 'ns', tools: [{ type: 'function', name: 'close' }] }],
+        tool_choice: { type: 'function', name: 'close' },
+      },
       [{ role: 'user', content: 'x' }],
     );
     expect(chatBody.tool_choice).toEqual({ type: 'function', function: { name: 'ns__close' } });
   });
 
   it('names dropped hosted tools by type and name', () => {
-    expect(translateResponsesTools([{ type: 'mcp', name: 'github' }, { type: 'image_generation' }]).droppedTools).toEqual(['mcp:github', 'image_generation']);
+    expect(translateResponsesTools([{ type: 'mcp', name: 'github' }, { type: 'image_generation' }]).droppedTools).toEqual([
+      'mcp:github',
+      'image_generation',
+    ]);
   });
 });
 
@@ -114,11 +163,21 @@ describe('the stream translator', () => {
       { choices: [], usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17 } },
     ]);
     expect(doneItems(events)).toEqual([
-      { id: 'rs_t_0', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Two.' }], encrypted_content: null, status: 'completed' },
+      {
+        id: 'rs_t_0',
+        type: 'reasoning',
+        summary: [],
+        content: [{ type: 'reasoning_text', text: 'Two.' }],
+        encrypted_content: null,
+        status: 'completed',
+      },
       { id: 'fc_t_1', type: 'function_call', status: 'completed', call_id: 'call_a', name: 'ls', arguments: '{"path": "a"}' },
       { id: 'fc_t_2', type: 'function_call', status: 'completed', call_id: 'call_b', name: 'ls', arguments: '{"path": "b"}' },
     ]);
-    expect(events.at(-1)).toMatchObject({ type: 'response.completed', response: { usage: { input_tokens: 10, output_tokens: 7, total_tokens: 17 } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'response.completed',
+      response: { usage: { input_tokens: 10, output_tokens: 7, total_tokens: 17 } },
+    });
   });
 
   it('sends a whitespace-only reply without tool calls as the message, at the end', () => {
@@ -138,7 +197,12 @@ describe('the stream translator and the recorded body', () => {
   it('read reasoning under the same name: the first a delta holds a string under, an empty one included', () => {
     // a server that opens with an empty `reasoning` and also says `reasoning_content`: the call is stored with
     // `reasoning` (chat-stream-assembler.ts), so the harness must be shown that text, not the other name's
-    const chunks = [delta({ role: 'assistant', reasoning: '' }), delta({ reasoning_content: 'Other.' }), delta({ reasoning: 'Two.' }), delta({ content: 'A.' }, 'stop')];
+    const chunks = [
+      delta({ role: 'assistant', reasoning: '' }),
+      delta({ reasoning_content: 'Other.' }),
+      delta({ reasoning: 'Two.' }),
+      delta({ content: 'A.' }, 'stop'),
+    ];
     const assembler = new ChatStreamAssembler();
     for (const chunk of chunks) assembler.add(chunk);
     const recorded = (assembler.responseBody() as { choices: Array<{ message: Record<string, unknown> }> }).choices[0]?.message;

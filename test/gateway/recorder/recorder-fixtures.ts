@@ -18,16 +18,29 @@ export function compiledWorkerUrl(): URL {
   return url;
 }
 
-export function startWorkerRecorder(path: string, policy: RecordFailurePolicy = 'refuse', log: FastifyBaseLogger = captureLogger().logger): WorkerCallRecorder {
+export function startWorkerRecorder(
+  path: string,
+  policy: RecordFailurePolicy = 'refuse',
+  log: FastifyBaseLogger = captureLogger().logger,
+): WorkerCallRecorder {
   return new WorkerCallRecorder({ path, policy, log, workerUrl: compiledWorkerUrl() });
 }
 
 /** Posts a chat completion with node:fetch; the body is read to the end. */
-export async function postChat(base: string, session: string, options: { stream?: boolean; content?: string } = {}): Promise<{ status: number; text: string; callId: string | null }> {
+export async function postChat(
+  base: string,
+  session: string,
+  options: { stream?: boolean; content?: string } = {},
+): Promise<{ status: number; text: string; callId: string | null }> {
   const response = await fetch(`${base}/s/${session}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'Qwen/Qwen3-8B', stream: options.stream === true, max_tokens: 16, messages: [{ role: 'user', content: options.content ?? 'hello' }] }),
+    body: JSON.stringify({
+      model: 'Qwen/Qwen3-8B',
+      stream: options.stream === true,
+      max_tokens: 16,
+      messages: [{ role: 'user', content: options.content ?? 'hello' }],
+    }),
   });
   return { status: response.status, text: await response.text(), callId: response.headers.get('x-tokentap-call-id') };
 }

@@ -44,7 +44,9 @@ describe('recording on a worker thread', () => {
   it('runs the compiled worker under vitest (the sources are TypeScript; the worker is dist/)', () => {
     expect(setup.gateway.recorder.health()).toMatchObject({ healthy: true, mode: 'worker', worker: { state: 'running', crashes: 0 } });
     const fromSources = recordWorkerUrl(new URL('../../../gateway/recorder/record-worker-url.ts', import.meta.url).href);
-    expect(fromSources === null ? null : fileURLToPath(fromSources)).toBe(fileURLToPath(new URL('../../../dist/gateway/recorder/record-worker.js', import.meta.url)));
+    expect(fromSources === null ? null : fileURLToPath(fromSources)).toBe(
+      fileURLToPath(new URL('../../../dist/gateway/recorder/record-worker.js', import.meta.url)),
+    );
     expect(recordWorkerUrl('file:///nowhere/gateway/recorder/record-worker-url.js')).toBeNull();
   });
 

@@ -86,7 +86,10 @@ describe('a recording thread that dies', () => {
 
     const afterCrash = await health(setup.url);
     expect(afterCrash.code).toBe(200);
-    expect(afterCrash.body.recording).toMatchObject({ mode: 'worker', worker: { crashes: 1, restarts: 1, lastCrash: expect.objectContaining({ message: expect.stringContaining('exited') }) } });
+    expect(afterCrash.body.recording).toMatchObject({
+      mode: 'worker',
+      worker: { crashes: 1, restarts: 1, lastCrash: expect.objectContaining({ message: expect.stringContaining('exited') }) },
+    });
     expect((await postChat(setup.url, 'after-crash')).status).toBe(200);
     expect(setup.gateway.store.listCalls('after-crash').map((call) => call.status)).toEqual(['ok']);
   });

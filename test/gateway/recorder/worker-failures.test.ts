@@ -25,7 +25,10 @@ function refuseWrites(path: string, statement: 'INSERT' | 'UPDATE'): void {
   database.close();
 }
 
-async function gatewayWithBrokenStore(statement: 'INSERT' | 'UPDATE', options: GatewayOptions = {}): Promise<{ lines: Array<Record<string, unknown>> }> {
+async function gatewayWithBrokenStore(
+  statement: 'INSERT' | 'UPDATE',
+  options: GatewayOptions = {},
+): Promise<{ lines: Array<Record<string, unknown>> }> {
   const { logger, lines } = captureLogger();
   setup = await startGatewayWithSim({ fast: true }, { logger, ...options });
   expect(setup.gateway.recorder.health().mode).toBe('worker');
@@ -46,7 +49,9 @@ describe('refuse: a call the worker cannot commit is not completed', () => {
     expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'TT_RECORDING_FAILED' } });
     expect(setup!.gateway.store.listCalls('refused').map((call) => call.status)).toEqual(['in_progress']);
     expect(await recordingCounters()).toMatchObject({ callsStarted: 1, callsRecorded: 0, recordingFailures: 1 });
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'recording failed', stage: 'finish', err: expect.objectContaining({ message: 'disk says no' }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'recording failed', stage: 'finish', err: expect.objectContaining({ message: 'disk says no' }) }),
+    );
   });
 
   it('ends a stream with an error event instead of [DONE]', async () => {

@@ -63,8 +63,9 @@ describe('concurrent calls through the gateway', () => {
   it('records every call of two busy sessions once, numbered 1..n without gaps', async () => {
     const setup = await startGatewayWithSim({ fast: true });
     try {
-      const answers = await Promise.all(Array.from({ length: 24 }, (_, index) =>
-        postChat(setup.url, `busy-${index % 2}`, { stream: index % 3 === 0, content: `call ${index}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, index) => postChat(setup.url, `busy-${index % 2}`, { stream: index % 3 === 0, content: `call ${index}` })),
+      );
       expect(answers.every((answer) => answer.status === 200)).toBe(true);
       for (const session of ['busy-0', 'busy-1']) {
         const calls = setup.gateway.store.listCalls(session);

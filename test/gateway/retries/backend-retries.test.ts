@@ -21,7 +21,9 @@ const REPLY = 'one two three four five six seven eight nine ten';
 
 function postChat(session: string, body: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Response> {
   return fetch(`${setup!.openaiBase(session)}/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, signal,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    signal,
     body: JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hello' }], ...body }),
   });
 }
@@ -55,7 +57,10 @@ describe('a failure before the answer started is retried, and the call recorded 
     const call = onlyCall('reset');
     expect(call.status).toBe('ok');
     expect(Array.from(call.completionTokenIds ?? [])).toEqual(sim.log[1]!.completionTokenIds);
-    expect(call.metadata).toMatchObject({ backendAttempts: 2, backendRetries: [{ attempt: 1, code: expect.stringMatching(/UND_ERR_SOCKET|ECONNRESET/) }] });
+    expect(call.metadata).toMatchObject({
+      backendAttempts: 2,
+      backendRetries: [{ attempt: 1, code: expect.stringMatching(/UND_ERR_SOCKET|ECONNRESET/) }],
+    });
   });
 
   it('retries a streamed call that failed before its first byte, and streams the answer', async () => {
@@ -121,14 +126,18 @@ describe('what is not retried, or no more', () => {
     controller.abort();
     await pending;
     await expect.poll(() => setup!.gateway.store.listCalls('left')[0]?.status).toBe('aborted');
-    expect(onlyCall('left').metadata).toMatchObject({ backendAttempts: 1, backendRetries: [{ attempt: 1, status: 429, waitMs: 9000, cancelled: true }] });
+    expect(onlyCall('left').metadata).toMatchObject({
+      backendAttempts: 1,
+      backendRetries: [{ attempt: 1, status: 429, waitMs: 9000, cancelled: true }],
+    });
     expect(sim.log).toHaveLength(1);
   });
 
   it('retries on the Anthropic front door too, answering in its shape', async () => {
     const { sim } = await start({ replies: [{ fault: { kind: 'http-error', status: 502 } }, { content: REPLY }] });
     const response = await fetch(`${setup!.url}/s/claude/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'claude-x', max_tokens: 50, messages: [{ role: 'user', content: 'hello' }] }),
     });
     expect(response.status).toBe(200);

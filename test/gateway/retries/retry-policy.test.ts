@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isRetryableStatus, parseRetryAfterMs, retryableFailureCode, retryDelayMs, type RetryPolicy } from '../../../gateway/backends/retry-policy.js';
+import {
+  isRetryableStatus,
+  parseRetryAfterMs,
+  retryableFailureCode,
+  retryDelayMs,
+  type RetryPolicy,
+} from '../../../gateway/backends/retry-policy.js';
 import { mapBackendFailure } from '../../../gateway/errors/map-backend-failure.js';
 import { TokentapError } from '../../../core/errors/tokentap-error.js';
 import { createSeededRandom } from '../../../sim/seeded-random.js';
@@ -29,7 +35,9 @@ describe('which backend answers are asked again', () => {
     expect(retryableFailureCode(failure('UND_ERR_HEADERS_TIMEOUT'))).toBeNull();
     expect(retryableFailureCode(failure('UND_ERR_BODY_TIMEOUT'))).toBeNull();
     expect(retryableFailureCode(failure('UND_ERR_ABORTED'))).toBeNull();
-    expect(retryableFailureCode(new TokentapError('TT_BACKEND_BAD_RESPONSE', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) }))).toBeNull();
+    expect(
+      retryableFailureCode(new TokentapError('TT_BACKEND_BAD_RESPONSE', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) })),
+    ).toBeNull();
   });
 });
 

@@ -20,7 +20,8 @@ describe('an admin event reader that stops reading', () => {
     // session-end events, ~200 bytes each, until the gateway gives up on the reader (the kernel buffers some first)
     let ended = 0;
     const cutOff = closed.then(() => live.abort());
-    const gatewayMetric = async (): Promise<number> => Number(/^tokentap_event_stream_cutoffs_total (\d+)$/m.exec(await (await fetch(`${setup!.url}/metrics`)).text())?.[1]);
+    const gatewayMetric = async (): Promise<number> =>
+      Number(/^tokentap_event_stream_cutoffs_total (\d+)$/m.exec(await (await fetch(`${setup!.url}/metrics`)).text())?.[1]);
     while (!live.signal.aborted && ended < 200_000) {
       for (let batch = 0; batch < 500; batch++) {
         const session = await setup.gateway.createSession({ id: `stalled-reader-session-${ended}`.padEnd(100, 'x') });

@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { connectGateway, createGateway, isTokentapError, type CallEndEvent, type ConnectedGateway, type GroupCompleteEvent, type SessionEndEvent } from '../../../index.js';
+import {
+  connectGateway,
+  createGateway,
+  isTokentapError,
+  type CallEndEvent,
+  type ConnectedGateway,
+  type GroupCompleteEvent,
+  type SessionEndEvent,
+} from '../../../index.js';
 import type { GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { ADMIN_TOKEN, startRolloutGateway } from './rollout-test-helpers.js';
@@ -35,12 +43,24 @@ describe('createGateway: the rollout API in-process', () => {
     const second = await gateway.createSession({ groupId: 'task-7' });
     expect(first.openai).toEqual({ baseURL: `${setup.url}/s/${first.id}/v1`, apiKey: first.apiKey });
     expect(first.anthropic).toEqual({ baseURL: `${setup.url}/s/${first.id}`, apiKey: first.apiKey });
-    expect(first.env).toEqual({ OPENAI_BASE_URL: first.openai.baseURL, OPENAI_API_KEY: first.apiKey, ANTHROPIC_BASE_URL: first.anthropic.baseURL, ANTHROPIC_API_KEY: first.apiKey });
+    expect(first.env).toEqual({
+      OPENAI_BASE_URL: first.openai.baseURL,
+      OPENAI_API_KEY: first.apiKey,
+      ANTHROPIC_BASE_URL: first.anthropic.baseURL,
+      ANTHROPIC_API_KEY: first.apiKey,
+    });
 
     expect(await ask(new OpenAI({ ...first.openai, maxRetries: 0 }))).toBe('four');
-    const message = await new Anthropic({ ...second.anthropic, maxRetries: 0 }).messages.create({ model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'add 2 and 2' }] });
+    const message = await new Anthropic({ ...second.anthropic, maxRetries: 0 }).messages.create({
+      model: 'm',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'add 2 and 2' }],
+    });
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'four' });
-    expect(events.calls.map((event) => [event.sessionId, event.status, event.groupId, event.seq])).toEqual([[first.id, 'ok', 'task-7', 1], [second.id, 'ok', 'task-7', 1]]);
+    expect(events.calls.map((event) => [event.sessionId, event.status, event.groupId, event.seq])).toEqual([
+      [first.id, 'ok', 'task-7', 1],
+      [second.id, 'ok', 'task-7', 1],
+    ]);
     expect(events.calls[0]?.call?.completionTokenIds?.length).toBe(events.calls[0]?.completionTokens);
 
     const waiting = gateway.waitForGroup('task-7');
@@ -53,7 +73,14 @@ describe('createGateway: the rollout API in-process', () => {
     offEnd();
     await second.end('truncated');
     const group = await waiting;
-    expect(group).toMatchObject({ id: 'task-7', complete: true, sessions: [{ id: first.id, status: 'completed', reward: 1 }, { id: second.id, status: 'truncated', reward: 0.5 }] });
+    expect(group).toMatchObject({
+      id: 'task-7',
+      complete: true,
+      sessions: [
+        { id: first.id, status: 'completed', reward: 1 },
+        { id: second.id, status: 'truncated', reward: 0.5 },
+      ],
+    });
     expect(events.ends.map((event) => [event.sessionId, event.status, event.reason])).toEqual([[first.id, 'completed', 'explicit']]);
     expect(events.groups.map((event) => event.groupId)).toEqual(['task-7']);
     expect(await gateway.waitForGroup('task-7')).toMatchObject({ complete: true });
@@ -65,7 +92,11 @@ describe('createGateway: the rollout API in-process', () => {
     setup = await startRolloutGateway();
     const { gateway } = setup;
     const session = await gateway.createSession({ id: 'once' });
-    const codeOf = async (work: () => Promise<unknown>): Promise<string> => work().then(() => 'no error', (error: unknown) => (isTokentapError(error) ? error.code : String(error)));
+    const codeOf = async (work: () => Promise<unknown>): Promise<string> =>
+      work().then(
+        () => 'no error',
+        (error: unknown) => (isTokentapError(error) ? error.code : String(error)),
+      );
     expect(await codeOf(() => gateway.createSession({ id: 'once' }))).toBe('TT_SESSION_EXISTS');
     expect(await codeOf(() => gateway.createSession({ split: 'holdout' as 'train' }))).toBe('TT_INVALID_REQUEST');
     expect(await codeOf(() => session.reward(1, { callId: 'missing' }))).toBe('TT_CALL_NOT_FOUND');
@@ -81,7 +112,10 @@ describe('createGateway: the rollout API in-process', () => {
     const { gateway } = setup;
     const session = await gateway.createSession({ id: 'huge' });
     const refusal = async (work: () => Promise<unknown>): Promise<[string, unknown]> =>
-      work().then(() => ['no error', null], (error: unknown) => (isTokentapError(error) ? [error.code, error.param] : [String(error), null]));
+      work().then(
+        () => ['no error', null],
+        (error: unknown) => (isTokentapError(error) ? [error.code, error.param] : [String(error), null]),
+      );
     expect(await refusal(() => session.reward({ a: 1.7e308, b: 1.7e308 }))).toEqual(['TT_INVALID_REQUEST', 'components.a']);
     expect(await refusal(() => session.reward({ a: 9e29, b: 9e29 }))).toEqual(['TT_INVALID_REQUEST', 'components']);
     expect(await refusal(() => session.reward({ a: 9e29, b: 9e29 }, { value: 1 }))).toEqual(['TT_INVALID_REQUEST', 'components']);
@@ -96,7 +130,12 @@ describe('createGateway: the rollout API in-process', () => {
     const gateway = createGateway({ db: temp.file('t.db'), adminToken: ADMIN_TOKEN, logLevel: 'silent', port: 0 });
     try {
       expect(gateway.app.server.listening).toBe(false);
-      const answer = await gateway.app.inject({ method: 'POST', url: '/tokentap/v1/sessions', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { id: 'injected' } });
+      const answer = await gateway.app.inject({
+        method: 'POST',
+        url: '/tokentap/v1/sessions',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        payload: { id: 'injected' },
+      });
       expect(answer.statusCode).toBe(201);
       expect(answer.json()).toMatchObject({ session: { id: 'injected' }, baseUrls: { openai: 'http://localhost:80/s/injected/v1' } });
       expect((await gateway.getSession('injected')).origin).toBe('api');
@@ -107,13 +146,18 @@ describe('createGateway: the rollout API in-process', () => {
   });
 
   it('pause({ drain }) resolves once the in-flight stream has finished; held calls run after resume', async () => {
-    setup = await startRolloutGateway({ tokensPerSecond: 60, script: { replies: [{ times: 'forever', content: 'A slow answer that streams for a while before it is done.' }] } });
+    setup = await startRolloutGateway({
+      tokensPerSecond: 60,
+      script: { replies: [{ times: 'forever', content: 'A slow answer that streams for a while before it is done.' }] },
+    });
     const { gateway } = setup;
     const session = await gateway.createSession();
     const client = new OpenAI({ ...session.openai, maxRetries: 0 });
     const started = new Promise((resolve) => setup?.sim.on('generation', resolve));
     const running = client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'go' }], stream: true }).then(async (stream) => {
-      for await (const _chunk of stream) { /* read to the end */ }
+      for await (const _chunk of stream) {
+        /* read to the end */
+      }
     });
     await started;
     const drained = await gateway.pause({ drain: true });
@@ -124,7 +168,10 @@ describe('createGateway: the rollout API in-process', () => {
     await gateway.setPolicyVersion('after-sync');
     await gateway.resume();
     await held;
-    expect(setup.gateway.store.listCalls(session.id).map((call) => [call.status, call.policyVersion])).toEqual([['ok', null], ['ok', 'after-sync']]);
+    expect(setup.gateway.store.listCalls(session.id).map((call) => [call.status, call.policyVersion])).toEqual([
+      ['ok', null],
+      ['ok', 'after-sync'],
+    ]);
   });
 });
 
@@ -138,7 +185,10 @@ describe('connectGateway: the same API over HTTP', () => {
     remote.on('call-end', (event) => calls.push(event));
     await remote.eventsReady();
     await remote.declareGroup('g', { expectedSize: 2 });
-    const sessions = await Promise.all([remote.createSession({ groupId: 'g', sampling: { temperature: 1 } }), remote.createSession({ groupId: 'g' })]);
+    const sessions = await Promise.all([
+      remote.createSession({ groupId: 'g', sampling: { temperature: 1 } }),
+      remote.createSession({ groupId: 'g' }),
+    ]);
     for (const session of sessions) expect(await ask(new OpenAI({ ...session.openai, maxRetries: 0 }))).toBe('four');
     const waiting = remote.waitForGroup('g');
     await sessions[0]?.reward({ correct: 1 });

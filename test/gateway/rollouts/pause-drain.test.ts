@@ -32,7 +32,9 @@ describe('pause and drain for a weight update', () => {
   it('holds new calls, drains in-flight streams, and loses or duplicates none across the version change', async () => {
     setup = await startRolloutGateway({ tokensPerSecond: 60, script: { replies: [{ times: 'forever', content: LONG_REPLY }] } });
     await api(setup, 'PUT', '/policy-version', { body: { version: 'v1' } });
-    const sessions = await Promise.all([0, 1].map(async (index) => (await api<CreatedSession>(setup as GatewayWithSim, 'POST', '/sessions', { body: { id: `s${index}` } })).body));
+    const sessions = await Promise.all(
+      [0, 1].map(async (index) => (await api<CreatedSession>(setup as GatewayWithSim, 'POST', '/sessions', { body: { id: `s${index}` } })).body),
+    );
     const reachedBackend = vi.fn();
     setup.sim.on('generation', reachedBackend);
     const before = [0, 1, 2, 3].map((index) => streamCall(sessions[index % 2] as CreatedSession, `before ${index}`));
@@ -85,14 +87,25 @@ describe('pause and drain for a weight update', () => {
     const created = (await api<CreatedSession>(setup, 'POST', '/sessions', { body: {} })).body;
     await api(setup, 'POST', '/pause', { body: { mode: 'reject', retryAfterSeconds: 2 } });
     const openai = await fetch(`${created.baseUrls.openai}/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${created.apiKey}` }, body: JSON.stringify(chatBody('hi')),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${created.apiKey}` },
+      body: JSON.stringify(chatBody('hi')),
     });
-    expect([openai.status, openai.headers.get('retry-after'), await openai.json()]).toMatchObject([429, '2', { error: { code: 'TT_PAUSED', type: 'rate_limit_error' } }]);
+    expect([openai.status, openai.headers.get('retry-after'), await openai.json()]).toMatchObject([
+      429,
+      '2',
+      { error: { code: 'TT_PAUSED', type: 'rate_limit_error' } },
+    ]);
     const anthropic = await fetch(`${created.baseUrls.anthropic}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': created.apiKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': created.apiKey },
       body: JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
     });
-    expect([anthropic.status, anthropic.headers.get('retry-after'), await anthropic.json()]).toMatchObject([429, '2', { type: 'error', error: { type: 'rate_limit_error' } }]);
+    expect([anthropic.status, anthropic.headers.get('retry-after'), await anthropic.json()]).toMatchObject([
+      429,
+      '2',
+      { type: 'error', error: { type: 'rate_limit_error' } },
+    ]);
     expect(setup.gateway.store.stats().calls).toBe(0);
     await api(setup, 'POST', '/resume');
     expect((await postChat(created.baseUrls.openai, created.apiKey, chatBody('hi'))).status).toBe(200);
@@ -104,7 +117,10 @@ describe('pause and drain for a weight update', () => {
     await api(setup, 'POST', '/pause', { body: {} });
     const controller = new AbortController();
     const call = fetch(`${created.baseUrls.openai}/chat/completions`, {
-      method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${created.apiKey}` }, body: JSON.stringify(chatBody('hi')),
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${created.apiKey}` },
+      body: JSON.stringify(chatBody('hi')),
     }).catch((error: unknown) => error);
     await vi.waitFor(async () => expect((await state()).held).toBe(1), { timeout: 10_000 });
     controller.abort();
@@ -128,7 +144,11 @@ describe('pause and drain for a weight update', () => {
   it('pause, state and resume are admin only', async () => {
     setup = await startRolloutGateway();
     const created = (await api<CreatedSession>(setup, 'POST', '/sessions', { body: {} })).body;
-    for (const [method, path] of [['POST', '/pause'], ['POST', '/resume'], ['GET', '/state']] as const) {
+    for (const [method, path] of [
+      ['POST', '/pause'],
+      ['POST', '/resume'],
+      ['GET', '/state'],
+    ] as const) {
       expect((await api(setup, method, path, { credential: created.apiKey })).status).toBe(403);
       expect((await api(setup, method, path, { credential: null })).status).toBe(401);
     }

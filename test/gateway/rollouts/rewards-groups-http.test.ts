@@ -23,15 +23,21 @@ describe('rewards over HTTP', () => {
     const [first, second] = setup.gateway.store.listCalls(session.id).map((call) => call.id);
     const path = `/sessions/${session.id}/reward`;
     expect((await api<RewardRow>(setup, 'POST', path, { body: { value: 0 } })).body).toMatchObject({ value: 0, components: null, source: 'admin' });
-    expect((await api<RewardRow>(setup, 'POST', path, { body: { components: { correct: 1, style: 0.5 } }, credential: apiKey })).body)
-      .toMatchObject({ value: 1.5, components: { correct: 1, style: 0.5 }, source: 'session-key' });
+    expect((await api<RewardRow>(setup, 'POST', path, { body: { components: { correct: 1, style: 0.5 } }, credential: apiKey })).body).toMatchObject({
+      value: 1.5,
+      components: { correct: 1, style: 0.5 },
+      source: 'session-key',
+    });
     await api(setup, 'POST', path, { body: { value: 0.25, callId: second } });
     await api(setup, 'POST', path, { body: { value: -1, components: { format: 0 }, callId: first } });
     expect((await api(setup, 'GET', `/sessions/${session.id}`, { credential: apiKey })).status).toBe(403);
     expect((await api(setup, 'GET', `/sessions/${session.id}/rewards`, { credential: apiKey })).status).toBe(403);
     const info = (await api<SessionInfo>(setup, 'GET', `/sessions/${session.id}`)).body;
     expect(info.reward).toMatchObject({ value: 1.5, callId: null });
-    expect(info.callRewards.map((reward) => [reward.callId, reward.value])).toEqual([[first, -1], [second, 0.25]]);
+    expect(info.callRewards.map((reward) => [reward.callId, reward.value])).toEqual([
+      [first, -1],
+      [second, 0.25],
+    ]);
     const history = (await api<{ rewards: RewardRow[] }>(setup, 'GET', `/sessions/${session.id}/rewards`)).body.rewards;
     expect(history.map((reward) => reward.value)).toEqual([0, 1.5, 0.25, -1]);
   });
@@ -39,7 +45,8 @@ describe('rewards over HTTP', () => {
   it('posting the same reward twice keeps both in the history and the reward unchanged', async () => {
     setup = await startRolloutGateway();
     const { session } = await createSession();
-    for (let attempt = 0; attempt < 2; attempt++) expect((await api(setup, 'POST', `/sessions/${session.id}/reward`, { body: { value: 1 } })).status).toBe(201);
+    for (let attempt = 0; attempt < 2; attempt++)
+      expect((await api(setup, 'POST', `/sessions/${session.id}/reward`, { body: { value: 1 } })).status).toBe(201);
     expect((await api<SessionInfo>(setup, 'GET', `/sessions/${session.id}`)).body.reward?.value).toBe(1);
     expect(setup.gateway.store.listRewards(session.id, { history: true })).toHaveLength(2);
   });
@@ -78,12 +85,18 @@ describe('rewards over HTTP', () => {
       ['{"components":{"ok":1,"huge":-1e300}}', 'components.huge'],
     ];
     for (const [body, field] of cases) {
-      const answer = await api<{ error: { code: string; message: string } }>(setup, 'POST', `/sessions/${session.id}/reward`, { body, credential: apiKey });
+      const answer = await api<{ error: { code: string; message: string } }>(setup, 'POST', `/sessions/${session.id}/reward`, {
+        body,
+        credential: apiKey,
+      });
       expect([body, answer.status, answer.body.error.code]).toEqual([body, 400, 'TT_INVALID_REQUEST']);
       expect(answer.body.error.message, body).toContain(`at ${field}`);
     }
     expect(setup.gateway.store.listRewards(session.id, { history: true })).toEqual([]);
-    const edge = await api<RewardRow>(setup, 'POST', `/sessions/${session.id}/reward`, { body: { components: { a: 5e29, b: 5e29 } }, credential: apiKey });
+    const edge = await api<RewardRow>(setup, 'POST', `/sessions/${session.id}/reward`, {
+      body: { components: { a: 5e29, b: 5e29 } },
+      credential: apiKey,
+    });
     expect([edge.status, edge.body.value]).toEqual([201, 1e30]);
   });
 });
@@ -102,7 +115,10 @@ describe('groups over HTTP', () => {
     await api(setup, 'POST', `/sessions/${second.session.id}/end`, { body: { status: 'failed' }, credential: second.apiKey });
     const group = (await polling).body;
     expect(group).toMatchObject({ complete: true, metadata: { prompt: 'add' } });
-    expect(group.sessions).toEqual([{ id: first.session.id, status: 'completed', reward: 1 }, { id: second.session.id, status: 'failed', reward: null }]);
+    expect(group.sessions).toEqual([
+      { id: first.session.id, status: 'completed', reward: 1 },
+      { id: second.session.id, status: 'failed', reward: null },
+    ]);
   });
 
   it('a long poll of an incomplete group answers it as it is after waitMs', async () => {
@@ -116,7 +132,9 @@ describe('groups over HTTP', () => {
     const { apiKey } = await createSession();
     expect((await api(setup, 'POST', '/groups', { body: { id: 'g', expectedSize: 2 } })).status).toBe(201);
     expect((await api(setup, 'POST', '/groups', { body: { id: 'g', expectedSize: 2 } })).status).toBe(201);
-    expect((await api(setup, 'POST', '/groups', { body: { id: 'g', expectedSize: 3 } })).body).toMatchObject({ error: { code: 'TT_GROUP_CONFLICT' } });
+    expect((await api(setup, 'POST', '/groups', { body: { id: 'g', expectedSize: 3 } })).body).toMatchObject({
+      error: { code: 'TT_GROUP_CONFLICT' },
+    });
     expect((await api(setup, 'POST', '/groups', { body: { id: 'g', expectedSize: 0 } })).status).toBe(400);
     expect((await api(setup, 'GET', '/groups/nope')).body).toMatchObject({ error: { code: 'TT_GROUP_NOT_FOUND' } });
     expect((await api(setup, 'GET', '/groups/g', { credential: apiKey })).status).toBe(403);

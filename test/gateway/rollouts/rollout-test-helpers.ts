@@ -47,7 +47,11 @@ export function chatBody(content: string, extra: Record<string, unknown> = {}): 
 }
 
 /** POST a chat completion with a credential (`Bearer`) to a base URL; returns status and JSON. */
-export async function postChat(baseUrl: string, credential: string | null, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function postChat(
+  baseUrl: string,
+  credential: string | null,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(credential === null ? {} : { authorization: `Bearer ${credential}` }) },

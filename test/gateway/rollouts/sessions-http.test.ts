@@ -25,7 +25,17 @@ describe('POST /tokentap/v1/sessions', () => {
     const created = await createSession({ id: 'rollout-1', groupId: 'task-7', task: { question: 'add 2 and 2' }, tags: ['math'], split: 'train' });
     expect(created.apiKey).toMatch(/^tt-[A-Za-z0-9_-]{43}$/);
     expect(created.baseUrls).toEqual({ openai: `${setup.url}/s/rollout-1/v1`, anthropic: `${setup.url}/s/rollout-1` });
-    expect(created.session).toMatchObject({ id: 'rollout-1', origin: 'api', status: 'open', groupId: 'task-7', task: { question: 'add 2 and 2' }, tags: ['math'], split: 'train', hasKey: true, reward: null });
+    expect(created.session).toMatchObject({
+      id: 'rollout-1',
+      origin: 'api',
+      status: 'open',
+      groupId: 'task-7',
+      task: { question: 'add 2 and 2' },
+      tags: ['math'],
+      split: 'train',
+      hasKey: true,
+      reward: null,
+    });
     const other = await createSession();
     expect(other.session.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(other.apiKey).not.toBe(created.apiKey);
@@ -39,7 +49,9 @@ describe('POST /tokentap/v1/sessions', () => {
   it('needs the admin token: none, a wrong one or a session key are refused and nothing is created', async () => {
     setup = await startRolloutGateway();
     const { apiKey } = await createSession({ id: 'mine' });
-    expect((await api(setup, 'POST', '/sessions', { body: { id: 'a' }, credential: null })).body).toMatchObject({ error: { code: 'TT_UNAUTHORIZED' } });
+    expect((await api(setup, 'POST', '/sessions', { body: { id: 'a' }, credential: null })).body).toMatchObject({
+      error: { code: 'TT_UNAUTHORIZED' },
+    });
     const wrong = await api(setup, 'POST', '/sessions', { body: { id: 'b' }, credential: 'not-the-admin-token-at-all' });
     expect([wrong.status, wrong.body]).toEqual([401, { error: { code: 'TT_UNAUTHORIZED', message: 'Wrong admin token' } }]);
     const byKey = await api(setup, 'POST', '/sessions', { body: { id: 'c' }, credential: apiKey });
@@ -60,7 +72,12 @@ describe('POST /tokentap/v1/sessions', () => {
     ];
     for (const [body, status, code] of cases) {
       const answer = await api<{ error: { code: string; message: string } }>(setup, 'POST', '/sessions', { body });
-      expect([answer.status, answer.body.error.code, Object.keys(answer.body), Object.keys(answer.body.error)]).toEqual([status, code, ['error'], ['code', 'message']]);
+      expect([answer.status, answer.body.error.code, Object.keys(answer.body), Object.keys(answer.body.error)]).toEqual([
+        status,
+        code,
+        ['error'],
+        ['code', 'message'],
+      ]);
     }
     expect(setup.gateway.store.listSessions().map((session) => session.id)).toEqual(['taken']);
   });
@@ -71,10 +88,21 @@ describe('POST /tokentap/v1/sessions', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.openapi).toBe('3.0.3');
     expect(Object.keys(answer.body.paths).sort()).toEqual([
-      '/tokentap/v1/batches', '/tokentap/v1/batches/{batchId}/ack', '/tokentap/v1/batches/{batchId}/release',
-      '/tokentap/v1/events', '/tokentap/v1/groups', '/tokentap/v1/groups/{groupId}', '/tokentap/v1/pause', '/tokentap/v1/policy-version',
-      '/tokentap/v1/resume', '/tokentap/v1/sessions', '/tokentap/v1/sessions/{sessionId}', '/tokentap/v1/sessions/{sessionId}/end',
-      '/tokentap/v1/sessions/{sessionId}/reward', '/tokentap/v1/sessions/{sessionId}/rewards', '/tokentap/v1/state',
+      '/tokentap/v1/batches',
+      '/tokentap/v1/batches/{batchId}/ack',
+      '/tokentap/v1/batches/{batchId}/release',
+      '/tokentap/v1/events',
+      '/tokentap/v1/groups',
+      '/tokentap/v1/groups/{groupId}',
+      '/tokentap/v1/pause',
+      '/tokentap/v1/policy-version',
+      '/tokentap/v1/resume',
+      '/tokentap/v1/sessions',
+      '/tokentap/v1/sessions/{sessionId}',
+      '/tokentap/v1/sessions/{sessionId}/end',
+      '/tokentap/v1/sessions/{sessionId}/reward',
+      '/tokentap/v1/sessions/{sessionId}/rewards',
+      '/tokentap/v1/state',
     ]);
     expect(JSON.stringify(answer.body.paths['/tokentap/v1/sessions'])).toContain('groupId');
   });
@@ -112,7 +140,8 @@ describe('the session key selects the session', () => {
     const unknown = await postChat(`${setup.url}/s/mine/v1`, 'tt-not-a-key-of-any-session', chatBody('hi'));
     expect([unknown.status, unknown.body]).toMatchObject([401, { error: { code: 'TT_UNAUTHORIZED' } }]);
     const anthropic = await fetch(`${setup.url}/s/theirs/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': mine.apiKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': mine.apiKey },
       body: JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect([anthropic.status, await anthropic.json()]).toMatchObject([403, { type: 'error', error: { type: 'permission_error' } }]);
@@ -149,10 +178,13 @@ describe('ending sessions', () => {
     const call = await postChat(baseUrls.openai, apiKey, chatBody('hi'));
     expect([call.status, call.body]).toMatchObject([409, { error: { code: 'TT_SESSION_ENDED' } }]);
     const anthropic = await new Anthropic({ baseURL: baseUrls.anthropic, apiKey, maxRetries: 0 }).messages
-      .create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+      .create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
     expect(anthropic).toMatchObject({ status: 409, error: { type: 'error', error: { type: 'invalid_request_error' } } });
     const responses = await fetch(`${baseUrls.openai}/responses`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ model: 'm', input: 'hi' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ model: 'm', input: 'hi' }),
     });
     expect([responses.status, await responses.json()]).toMatchObject([409, { error: { code: 'TT_SESSION_ENDED' } }]);
     const again = await api(setup, 'POST', `/sessions/${session.id}/end`, { body: { status: 'completed' } });

@@ -24,12 +24,19 @@ describe('session attribution', () => {
     expect(resolveSession('v1.2', {})).toEqual({ sessionId: 'v1.2', source: 'path' });
   });
 
-  it('falls through a harness header that does not fit, since that is not the user\'s mistake', () => {
+  it("falls through a harness header that does not fit, since that is not the user's mistake", () => {
     expect(resolveSession(undefined, { 'x-claude-code-session-id': 'has spaces' })).toEqual({ sessionId: 'default', source: 'default' });
   });
 
   it('keeps harness headers as metadata and never keys', () => {
-    const metadata = harnessMetadata({ 'user-agent': 'claude-cli/2.1.197', 'x-openai-subagent': 'review', 'x-client-request-id': 'r1', authorization: 'Bearer sk-1', 'x-api-key': 'k', cookie: 'c' });
+    const metadata = harnessMetadata({
+      'user-agent': 'claude-cli/2.1.197',
+      'x-openai-subagent': 'review',
+      'x-client-request-id': 'r1',
+      authorization: 'Bearer sk-1',
+      'x-api-key': 'k',
+      cookie: 'c',
+    });
     expect(metadata).toEqual({ 'user-agent': 'claude-cli/2.1.197', 'x-openai-subagent': 'review', 'x-client-request-id': 'r1' });
   });
 });

@@ -14,9 +14,27 @@ const SCRIPT: SimScript = {
     // tool results first: the last user message of the loop still names notes.txt
     { match: { lastToolResultContains: 'tokens are the product' }, times: 'forever', content: 'notes.txt says: tokens are the product' },
     { match: { lastToolResultContains: 'wrote' }, times: 'forever', toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
-    { match: { lastUserContains: 'notes.txt' }, times: 'forever', reasoning: 'I should write the file first.', toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'tokens are the product' } }] },
-    { match: { lastUserContains: 'two calls' }, times: 'forever', content: 'Checking both.', toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }, { name: 'read_file', arguments: { path: 'b' } }] },
-    { match: { lastUserContains: 'compact' }, times: 'forever', reasoning: 'Use the tool.', toolCalls: [{ name: 'read_file', arguments: '{"path":"a"}' }] },
+    {
+      match: { lastUserContains: 'notes.txt' },
+      times: 'forever',
+      reasoning: 'I should write the file first.',
+      toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'tokens are the product' } }],
+    },
+    {
+      match: { lastUserContains: 'two calls' },
+      times: 'forever',
+      content: 'Checking both.',
+      toolCalls: [
+        { name: 'read_file', arguments: { path: 'a' } },
+        { name: 'read_file', arguments: { path: 'b' } },
+      ],
+    },
+    {
+      match: { lastUserContains: 'compact' },
+      times: 'forever',
+      reasoning: 'Use the tool.',
+      toolCalls: [{ name: 'read_file', arguments: '{"path":"a"}' }],
+    },
     { match: { lastUserContains: 'think long' }, times: 'forever', reasoning: 'A long chain of thought that goes on and on.', content: 'Done.' },
     { match: { lastUserContains: 'plain' }, times: 'forever', reasoning: 'Only when thinking is on.', content: 'Hello world. Bye now.' },
     { match: { endpoint: 'completions' }, times: 'forever', text: ' Paris, of course.' },
@@ -24,7 +42,9 @@ const SCRIPT: SimScript = {
   otherwise: 'error',
 };
 
-const READ_TOOL = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } }];
+const READ_TOOL = [
+  { type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
+];
 
 let setup: GatewayWithSim;
 let qwen3: Retokenizer;
@@ -39,7 +59,11 @@ afterAll(async () => {
 
 /** Posts a body to the gateway's session and returns the call it recorded. */
 async function record(session: string, body: Record<string, unknown>, endpoint = 'chat/completions'): Promise<{ call: CallRow; bodies: CallBodies }> {
-  const response = await fetch(`${setup.openaiBase(session)}/${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'Qwen/Qwen3-8B', ...body }) });
+  const response = await fetch(`${setup.openaiBase(session)}/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'Qwen/Qwen3-8B', ...body }),
+  });
   await response.text();
   const call = setup.gateway.store.listCalls(session).at(-1);
   const bodies = call === undefined ? null : setup.gateway.store.getCallBodies(call.id);
@@ -64,7 +88,13 @@ describe('retokenizing calls recorded through the simulator (real Qwen3 ids) fro
       const workdir = makeTempDir('tokentap-retokenize-');
       const session = `agent-${String(stream)}`;
       try {
-        await runToolAgent({ baseURL: setup.openaiBase(session), model: 'Qwen/Qwen3-8B', task: 'Write notes.txt, read it back, then tell me what it says.', workdir: workdir.path, stream });
+        await runToolAgent({
+          baseURL: setup.openaiBase(session),
+          model: 'Qwen/Qwen3-8B',
+          task: 'Write notes.txt, read it back, then tell me what it says.',
+          workdir: workdir.path,
+          stream,
+        });
       } finally {
         workdir.remove();
       }
@@ -84,7 +114,11 @@ describe('retokenizing calls recorded through the simulator (real Qwen3 ids) fro
       const twoCalls = await record('replies', { messages: [{ role: 'user', content: 'two calls please' }], tools: READ_TOOL, stream });
       expect(qwen3.decode(twoCalls.call.completionTokenIds ?? [])).toContain('Checking both.\n<tool_call>');
       expectSameIds(twoCalls.call, retokenized(twoCalls.call, twoCalls.bodies));
-      const noThinking = await record('replies', { messages: [{ role: 'user', content: 'plain' }], chat_template_kwargs: { enable_thinking: false }, stream });
+      const noThinking = await record('replies', {
+        messages: [{ role: 'user', content: 'plain' }],
+        chat_template_kwargs: { enable_thinking: false },
+        stream,
+      });
       expectSameIds(noThinking.call, retokenized(noThinking.call, noThinking.bodies));
       // "." is 13: vLLM ends on it with stop_reason 13 and keeps it in the text (not a special token)
       const stopId = await record('replies', { messages: [{ role: 'user', content: 'plain' }], stop_token_ids: [13], stream });

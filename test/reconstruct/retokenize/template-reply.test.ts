@@ -13,16 +13,26 @@ function reply(fields: Partial<AssistantOutput>): AssistantOutput {
 describe('writing a reply back in the Qwen3 template layout', () => {
   it('does not write <think> again when the generation prompt already opened it (thinking-only templates)', () => {
     const promptText = `${GENERATION_PROMPT}<think>\n`;
-    expect(writeTemplateReply(reply({ reasoning: 'sum it\n', content: '\n\n4' }), { promptText }, QWEN3)).toEqual({ text: 'sum it\n</think>\n\n4', endToken: '<|im_end|>' });
-    expect(writeTemplateReply(reply({ reasoning: 'sum it', content: '4' }), { promptText }, QWEN3)).toEqual({ text: 'sum it\n</think>\n\n4', endToken: '<|im_end|>' });
+    expect(writeTemplateReply(reply({ reasoning: 'sum it\n', content: '\n\n4' }), { promptText }, QWEN3)).toEqual({
+      text: 'sum it\n</think>\n\n4',
+      endToken: '<|im_end|>',
+    });
+    expect(writeTemplateReply(reply({ reasoning: 'sum it', content: '4' }), { promptText }, QWEN3)).toEqual({
+      text: 'sum it\n</think>\n\n4',
+      endToken: '<|im_end|>',
+    });
   });
 
   it('puts the template\'s "\\n\\n" between </think> and a tool call when the server reported no content', () => {
     const call = { name: 'ls', arguments: '{"path": "."}' };
-    expect(writeTemplateReply(reply({ reasoning: 'list', toolCalls: [call] }), { promptText: GENERATION_PROMPT }, QWEN3))
-      .toEqual({ text: '<think>\nlist\n</think>\n\n<tool_call>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>', endToken: '<|im_end|>' });
-    expect(writeTemplateReply(reply({ content: 'Listing.', toolCalls: [call], endsTurn: false }), { promptText: GENERATION_PROMPT }, QWEN3))
-      .toEqual({ text: 'Listing.\n<tool_call>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>', endToken: null });
+    expect(writeTemplateReply(reply({ reasoning: 'list', toolCalls: [call] }), { promptText: GENERATION_PROMPT }, QWEN3)).toEqual({
+      text: '<think>\nlist\n</think>\n\n<tool_call>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>',
+      endToken: '<|im_end|>',
+    });
+    expect(writeTemplateReply(reply({ content: 'Listing.', toolCalls: [call], endsTurn: false }), { promptText: GENERATION_PROMPT }, QWEN3)).toEqual({
+      text: 'Listing.\n<tool_call>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>',
+      endToken: null,
+    });
   });
 
   it('refuses reasoning or tool calls a template without <think> or <tool_call> could not have produced', () => {

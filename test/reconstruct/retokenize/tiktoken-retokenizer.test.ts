@@ -37,7 +37,11 @@ beforeAll(async () => {
     createRetokenizer({ kind: 'tiktoken', encoding: 'cl100k_base' }),
   ]);
   const require = createRequire(import.meta.url);
-  const file = JSON.parse(await readFile(require.resolve('@dqbd/tiktoken/encoders/o200k_base.json'), 'utf8')) as { bpe_ranks: string; special_tokens: Record<string, number>; pat_str: string };
+  const file = JSON.parse(await readFile(require.resolve('@dqbd/tiktoken/encoders/o200k_base.json'), 'utf8')) as {
+    bpe_ranks: string;
+    special_tokens: Record<string, number>;
+    pat_str: string;
+  };
   expect(file.pat_str).toBe(O200K_PATTERN);
   reference = new Tiktoken(file.bpe_ranks, file.special_tokens, file.pat_str);
 });
@@ -47,10 +51,21 @@ afterAll(() => reference.free());
 describe('o200k_harmony', () => {
   it('encodes each named Harmony token to its id and decodes it back', () => {
     const expected: Record<string, number> = {
-      '<|startoftext|>': 199998, '<|endoftext|>': 199999, '<|reserved_200000|>': 200000, '<|reserved_200001|>': 200001,
-      '<|return|>': 200002, '<|constrain|>': 200003, '<|reserved_200004|>': 200004, '<|channel|>': 200005,
-      '<|start|>': 200006, '<|end|>': 200007, '<|message|>': 200008, '<|reserved_200009|>': 200009,
-      '<|reserved_200010|>': 200010, '<|reserved_200011|>': 200011, '<|call|>': 200012,
+      '<|startoftext|>': 199998,
+      '<|endoftext|>': 199999,
+      '<|reserved_200000|>': 200000,
+      '<|reserved_200001|>': 200001,
+      '<|return|>': 200002,
+      '<|constrain|>': 200003,
+      '<|reserved_200004|>': 200004,
+      '<|channel|>': 200005,
+      '<|start|>': 200006,
+      '<|end|>': 200007,
+      '<|message|>': 200008,
+      '<|reserved_200009|>': 200009,
+      '<|reserved_200010|>': 200010,
+      '<|reserved_200011|>': 200011,
+      '<|call|>': 200012,
     };
     expect(HARMONY_SPECIAL_TOKENS).toEqual(expected);
     for (const [token, id] of Object.entries(expected)) {
@@ -82,11 +97,12 @@ describe('o200k_harmony', () => {
   });
 
   it("reproduces the token ids of openai/harmony's reasoning example (docs/format.md)", () => {
-    const text = '<|channel|>analysis<|message|>User asks: "What is 2 + 2?" Simple arithmetic. Provide answer.<|end|>'
-      + '<|start|>assistant<|channel|>final<|message|>2 + 2 = 4.<|return|>';
+    const text =
+      '<|channel|>analysis<|message|>User asks: "What is 2 + 2?" Simple arithmetic. Provide answer.<|end|>' +
+      '<|start|>assistant<|channel|>final<|message|>2 + 2 = 4.<|return|>';
     expect(Array.from(harmony.encode(text))).toEqual([
-      200005, 35644, 200008, 1844, 31064, 25, 392, 4827, 382, 220, 17, 659, 220, 17, 16842, 12295, 81645, 13, 51441, 6052,
-      13, 200007, 200006, 173781, 200005, 17196, 200008, 17, 659, 220, 17, 314, 220, 19, 13, 200002,
+      200005, 35644, 200008, 1844, 31064, 25, 392, 4827, 382, 220, 17, 659, 220, 17, 16842, 12295, 81645, 13, 51441, 6052, 13, 200007, 200006, 173781,
+      200005, 17196, 200008, 17, 659, 220, 17, 314, 220, 19, 13, 200002,
     ]);
   });
 

@@ -34,12 +34,24 @@ function chatRows(format: string, shape?: string): Array<{ item: ExportSample; r
 }
 
 /** The reply message the backend gave the sample's last call, as the store holds it. */
-function recordedReply(item: ExportSample): { content: string | null; reasoning?: string; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> } {
-  const body = golden.store.getCallBodies(item.sample.callIds.at(-1)!)?.responseBody as { choices: Array<{ message: ReturnType<typeof recordedReply> }> };
+function recordedReply(item: ExportSample): {
+  content: string | null;
+  reasoning?: string;
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+} {
+  const body = golden.store.getCallBodies(item.sample.callIds.at(-1)!)?.responseBody as {
+    choices: Array<{ message: ReturnType<typeof recordedReply> }>;
+  };
   return body.choices[0]!.message;
 }
 
-type Message = { role: string; content?: string; tool_calls?: Array<{ id?: string; function: { name: string; arguments: unknown } }>; tool_call_id?: string; name?: string };
+type Message = {
+  role: string;
+  content?: string;
+  tool_calls?: Array<{ id?: string; function: { name: string; arguments: unknown } }>;
+  tool_call_id?: string;
+  name?: string;
+};
 
 /** Every tool message answers a call of the assistant message before its run of tool messages, with that call's name. */
 function expectToolResultsPaired(messages: Message[]): number {
@@ -84,7 +96,8 @@ describe('chat-text formats on recorded tool sessions', () => {
   });
 
   it('trl-sft tokens: the sample itself', () => {
-    for (const { item, row } of chatRows('trl-sft', 'tokens')) expect(row).toEqual({ input_ids: item.sample.tokens, completion_mask: item.sample.lossMask });
+    for (const { item, row } of chatRows('trl-sft', 'tokens'))
+      expect(row).toEqual({ input_ids: item.sample.tokens, completion_mask: item.sample.lossMask });
   });
 
   it('sft-messages: the final assistant message is the recorded reply, and tool calls keep the text the model wrote', () => {
@@ -92,7 +105,9 @@ describe('chat-text formats on recorded tool sessions', () => {
       const messages = row.messages as Message[];
       expect(messages.at(-1)).toEqual({ role: 'assistant', content: recordedReply(item).content });
       expect(expectToolResultsPaired(messages)).toBeGreaterThanOrEqual(1);
-      const firstCall = golden.store.getCallBodies(item.sample.callIds[0]!)?.responseBody as { choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }> };
+      const firstCall = golden.store.getCallBodies(item.sample.callIds[0]!)?.responseBody as {
+        choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }>;
+      };
       const toolCall = messages.find((message) => message.tool_calls !== undefined)!.tool_calls![0]!;
       if (item.sample.callIds.length > 1) expect(toolCall.function.arguments).toBe(firstCall.choices[0]!.message.tool_calls[0]!.function.arguments);
     }
@@ -113,15 +128,27 @@ describe('chat-text formats on recorded tool sessions', () => {
   });
 
   it('every chat format exports to JSONL and Parquet through exportDataset, and Parquet reads back in DuckDB value for value', async () => {
-    for (const [format, shape] of [['trl-sft', 'messages'], ['trl-sft', 'prompt-completion'], ['sft-messages', undefined], ['sharegpt', undefined]] as const) {
+    for (const [format, shape] of [
+      ['trl-sft', 'messages'],
+      ['trl-sft', 'prompt-completion'],
+      ['sft-messages', undefined],
+      ['sharegpt', undefined],
+    ] as const) {
       const name = `${golden.fixture.dir}/${format}-${shape ?? 'rows'}`;
       const base = { format, ...(shape === undefined ? {} : { shape }), filters: ALL_STATUSES };
       const { summary } = await exportDataset(golden.store, { ...base, out: `${name}.jsonl` });
       expect([summary.samples, summary.dropped]).toEqual([SAMPLES, {}]);
-      const lines = readFileSync(`${name}.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ExportRow);
+      const lines = readFileSync(`${name}.jsonl`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as ExportRow);
       const adapter = createTrainerAdapter(format, shape === undefined ? {} : { shape });
       expect(lines).toEqual(chatRows(format, shape).map(({ row }) => JSON.parse(JSON.stringify(adapter.toJson?.(row) ?? row))));
-      await expectParquetRoundTrip(adapter, chatRows(format, shape).map(({ row }) => row), `${name}.parquet`);
+      await expectParquetRoundTrip(
+        adapter,
+        chatRows(format, shape).map(({ row }) => row),
+        `${name}.parquet`,
+      );
     }
   });
 });

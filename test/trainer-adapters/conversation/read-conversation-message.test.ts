@@ -3,7 +3,15 @@ import { readConversationMessage } from '../../../trainer-adapters/conversation/
 
 describe('readConversationMessage', () => {
   it('joins text parts with "\\n" and reads null content as ""', () => {
-    expect(readConversationMessage({ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] })).toEqual({ role: 'user', content: 'a\nb' });
+    expect(
+      readConversationMessage({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      }),
+    ).toEqual({ role: 'user', content: 'a\nb' });
     expect(readConversationMessage({ role: 'assistant', content: null })).toEqual({ role: 'assistant', content: '' });
   });
 
@@ -12,8 +20,16 @@ describe('readConversationMessage', () => {
   });
 
   it("takes the assistant's reasoning from `reasoning`, else `reasoning_content`, and leaves <think> in content alone", () => {
-    expect(readConversationMessage({ role: 'assistant', content: 'x', reasoning: 'r1', reasoning_content: 'r2' })).toEqual({ role: 'assistant', content: 'x', reasoning: 'r1' });
-    expect(readConversationMessage({ role: 'assistant', content: 'x', reasoning_content: 'r2' })).toEqual({ role: 'assistant', content: 'x', reasoning: 'r2' });
+    expect(readConversationMessage({ role: 'assistant', content: 'x', reasoning: 'r1', reasoning_content: 'r2' })).toEqual({
+      role: 'assistant',
+      content: 'x',
+      reasoning: 'r1',
+    });
+    expect(readConversationMessage({ role: 'assistant', content: 'x', reasoning_content: 'r2' })).toEqual({
+      role: 'assistant',
+      content: 'x',
+      reasoning: 'r2',
+    });
     expect(readConversationMessage({ role: 'assistant', content: '<think>r</think>x' })).toEqual({ role: 'assistant', content: '<think>r</think>x' });
   });
 
@@ -37,12 +53,25 @@ describe('readConversationMessage', () => {
   });
 
   it('keeps tool_call_id and name on tool messages only', () => {
-    expect(readConversationMessage({ role: 'tool', content: '42', tool_call_id: 'c1', name: 'add' })).toEqual({ role: 'tool', content: '42', tool_call_id: 'c1', name: 'add' });
+    expect(readConversationMessage({ role: 'tool', content: '42', tool_call_id: 'c1', name: 'add' })).toEqual({
+      role: 'tool',
+      content: '42',
+      tool_call_id: 'c1',
+      name: 'add',
+    });
     expect(readConversationMessage({ role: 'user', content: 'hi', name: 'ann' })).toEqual({ role: 'user', content: 'hi' });
   });
 
   it('refuses what text cannot carry: image parts, unknown roles, tool calls without a name', () => {
-    expect(readConversationMessage({ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'data:' } }] })).toBeNull();
+    expect(
+      readConversationMessage({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'see' },
+          { type: 'image_url', image_url: { url: 'data:' } },
+        ],
+      }),
+    ).toBeNull();
     expect(readConversationMessage({ role: 'function', content: 'x' })).toBeNull();
     expect(readConversationMessage({ role: 'assistant', content: null, tool_calls: [{ type: 'function', function: {} }] })).toBeNull();
     expect(readConversationMessage('hi')).toBeNull();

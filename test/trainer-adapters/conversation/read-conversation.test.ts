@@ -3,7 +3,10 @@ import { readConversation } from '../../../trainer-adapters/conversation/read-co
 import type { CallBodies } from '../../../store/index.js';
 
 const TOOL = { type: 'function', function: { name: 'add', parameters: { type: 'object' } } };
-const MESSAGES = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Add 1 and 2.' }];
+const MESSAGES = [
+  { role: 'system', content: 'Be brief.' },
+  { role: 'user', content: 'Add 1 and 2.' },
+];
 const REPLY = { role: 'assistant', content: '3', reasoning: 'easy' };
 
 function bodies(overrides: Partial<CallBodies>): CallBodies {
@@ -20,14 +23,23 @@ function bodies(overrides: Partial<CallBodies>): CallBodies {
 describe('readConversation', () => {
   it("reads the backend request's messages, tools and chat_template_kwargs, then the reply as the final assistant message", () => {
     expect(readConversation(bodies({}))).toEqual({
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Add 1 and 2.' }, { role: 'assistant', content: '3', reasoning: 'easy' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Add 1 and 2.' },
+        { role: 'assistant', content: '3', reasoning: 'easy' },
+      ],
       tools: [TOOL],
       templateOptions: { enable_thinking: true },
     });
   });
 
   it('reads choice 0 whatever its place in the list', () => {
-    const responseBody = { choices: [{ index: 1, message: { role: 'assistant', content: 'other' } }, { index: 0, message: { role: 'assistant', content: 'first' } }] };
+    const responseBody = {
+      choices: [
+        { index: 1, message: { role: 'assistant', content: 'other' } },
+        { index: 0, message: { role: 'assistant', content: 'first' } },
+      ],
+    };
     expect(readConversation(bodies({ responseBody }))?.messages.at(-1)).toEqual({ role: 'assistant', content: 'first' });
   });
 
@@ -42,7 +54,11 @@ describe('readConversation', () => {
   });
 
   it('is null for a completions call and for messages text cannot carry', () => {
-    const completions = { requestBody: { prompt: 'hi' }, backendRequestBody: { prompt: 'hi' }, responseBody: { choices: [{ index: 0, text: 'yo' }] } };
+    const completions = {
+      requestBody: { prompt: 'hi' },
+      backendRequestBody: { prompt: 'hi' },
+      responseBody: { choices: [{ index: 0, text: 'yo' }] },
+    };
     expect(readConversation(bodies(completions))).toBeNull();
     const image = { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:' } }] };
     expect(readConversation(bodies({ backendRequestBody: { messages: [image] } }))).toBeNull();
@@ -54,8 +70,12 @@ describe('readConversation', () => {
     expect(conversation?.templateOptions).toEqual({});
   });
 
-  it("joins a continue_final_message prefill and the reply that continues it", () => {
-    const backendRequestBody = { messages: [...MESSAGES, { role: 'assistant', content: 'The sum is ' }], continue_final_message: true, add_generation_prompt: false };
+  it('joins a continue_final_message prefill and the reply that continues it', () => {
+    const backendRequestBody = {
+      messages: [...MESSAGES, { role: 'assistant', content: 'The sum is ' }],
+      continue_final_message: true,
+      add_generation_prompt: false,
+    };
     const responseBody = { choices: [{ index: 0, message: { role: 'assistant', content: '3.' } }] };
     expect(readConversation(bodies({ backendRequestBody, responseBody }))?.messages.slice(-2)).toEqual([
       { role: 'user', content: 'Add 1 and 2.' },
@@ -76,7 +96,12 @@ describe('readConversation', () => {
     });
 
     it('reads the chat request the prompt was rendered from, whatever the front door (schema 4 on)', () => {
-      const anthropic = { model: 'claude', max_tokens: 10, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: '3' }] }] };
+      const anthropic = {
+        model: 'claude',
+        max_tokens: 10,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: '3' }] }],
+      };
       const chatRequestBody = { model: 'm', messages: MESSAGES, tools: [TOOL], chat_template_kwargs: { enable_thinking: true } };
       expect(readConversation(bodies({ requestBody: anthropic, backendRequestBody, chatRequestBody }))).toEqual({
         messages: [...MESSAGES, { role: 'assistant', content: '3', reasoning: 'easy' }],
@@ -87,8 +112,17 @@ describe('readConversation', () => {
 
     it('without a recorded chat request (older records), has no conversation for an Anthropic or Responses request, which would need translating', () => {
       const anthropic = { model: 'claude', max_tokens: 10, system: 'Be brief.', messages: [{ role: 'user', content: 'Add 1 and 2.' }] };
-      const anthropicTools = { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'add', input_schema: { type: 'object' } }] };
-      const toolResult = { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: '3' }] }] };
+      const anthropicTools = {
+        model: 'claude',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: 'add', input_schema: { type: 'object' } }],
+      };
+      const toolResult = {
+        model: 'claude',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: '3' }] }],
+      };
       const responses = { model: 'm', input: 'Add 1 and 2.' };
       for (const requestBody of [anthropic, anthropicTools, toolResult, responses]) {
         expect(readConversation(bodies({ requestBody, backendRequestBody }))).toBeNull();

@@ -13,13 +13,22 @@ import { orderedScript, startTokenFaithful } from '../../token-faithful/token-fa
 const SCRIPT: SimScript = {
   replies: [
     { match: { lastToolResultContains: '42' }, times: 'forever', reasoning: 'The calculator says 42.', content: 'The answer is 42 — ✓.' },
-    { match: { lastUserContains: '17 + 25' }, times: 'forever', reasoning: 'I will use the tool.', toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }] },
+    {
+      match: { lastUserContains: '17 + 25' },
+      times: 'forever',
+      reasoning: 'I will use the tool.',
+      toolCalls: [{ name: 'calculator', arguments: { a: 17, b: 25 } }],
+    },
   ],
   otherwise: 'error',
 };
 const CALCULATOR = {
   type: 'function',
-  function: { name: 'calculator', description: 'Adds two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } },
+  function: {
+    name: 'calculator',
+    description: 'Adds two integers.',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } },
+  },
 };
 const QUESTION = 'What is 17 + 25? Use the calculator.';
 /** The same replies in order: a token-id prompt has no messages to match on. */
@@ -81,10 +90,17 @@ describe('readConversation on calls recorded through the gateway', () => {
   it('an Anthropic Messages tool loop: the chat translation the backend rendered, thinking as reasoning', async () => {
     setup = await startGatewayWithSim({ script: SCRIPT }, { model: 'Qwen/Qwen3-8B' });
     const client = new Anthropic({ baseURL: `${setup.url}/s/claude`, apiKey: 'sk-ant-harness', maxRetries: 0 });
-    const tools = [{ name: 'calculator', description: 'Adds two integers.', input_schema: CALCULATOR.function.parameters as Anthropic.Tool['input_schema'] }];
+    const tools = [
+      { name: 'calculator', description: 'Adds two integers.', input_schema: CALCULATOR.function.parameters as Anthropic.Tool['input_schema'] },
+    ];
     const messages: MessageParam[] = [{ role: 'user', content: QUESTION }];
     const params = (): MessageCreateParamsNonStreaming => ({
-      model: 'claude-test', max_tokens: 2000, system: 'You are careful.', messages: [...messages], tools, thinking: { type: 'enabled', budget_tokens: 1024 },
+      model: 'claude-test',
+      max_tokens: 2000,
+      system: 'You are careful.',
+      messages: [...messages],
+      tools,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
     });
     const first: Message = await client.messages.create(params());
     const toolUse = first.content.find((block) => block.type === 'tool_use');
@@ -100,12 +116,19 @@ describe('readConversation on calls recorded through the gateway', () => {
     expect(conversation?.messages).toEqual([
       { role: 'system', content: 'You are careful.' },
       { role: 'user', content: QUESTION },
-      { role: 'assistant', content: '', reasoning: thinking(first), tool_calls: [{ id: toolUse.id, type: 'function', function: { name: 'calculator', arguments: '{"a":17,"b":25}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        reasoning: thinking(first),
+        tool_calls: [{ id: toolUse.id, type: 'function', function: { name: 'calculator', arguments: '{"a":17,"b":25}' } }],
+      },
       { role: 'tool', content: '42', tool_call_id: toolUse.id },
       { role: 'assistant', content: expect.stringContaining(text(second)), reasoning: thinking(second) },
     ]);
     expect(conversation?.messages.at(-1)?.content.trim()).toBe('The answer is 42 — ✓.');
-    expect(conversation?.tools).toEqual([{ type: 'function', function: { name: 'calculator', description: 'Adds two integers.', parameters: CALCULATOR.function.parameters } }]);
+    expect(conversation?.tools).toEqual([
+      { type: 'function', function: { name: 'calculator', description: 'Adds two integers.', parameters: CALCULATOR.function.parameters } },
+    ]);
     expect(conversation?.templateOptions).toEqual({ enable_thinking: true });
   });
 
@@ -113,15 +136,23 @@ describe('readConversation on calls recorded through the gateway', () => {
     setup = await startGatewayWithSim({ script: SCRIPT });
     const client = new OpenAI({ baseURL: setup.openaiBase('codex'), apiKey: 'sk-harness', maxRetries: 0 });
     const response = await client.responses.create({
-      model: 'Qwen/Qwen3-8B', instructions: 'You are careful.', input: QUESTION,
+      model: 'Qwen/Qwen3-8B',
+      instructions: 'You are careful.',
+      input: QUESTION,
       tools: [{ type: 'function', name: 'calculator', parameters: CALCULATOR.function.parameters, strict: false }],
     });
     const call = response.output.find((item) => item.type === 'function_call');
     if (call?.type !== 'function_call') throw new Error('no function_call');
     const [recorded] = setup.gateway.store.listCalls('codex');
     const conversation = readConversation(bodiesOf(recorded!.id));
-    expect(conversation?.messages.slice(0, 2)).toEqual([{ role: 'system', content: 'You are careful.' }, { role: 'user', content: QUESTION }]);
-    expect(conversation?.messages[2]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'calculator', arguments: call.arguments } }] });
+    expect(conversation?.messages.slice(0, 2)).toEqual([
+      { role: 'system', content: 'You are careful.' },
+      { role: 'user', content: QUESTION },
+    ]);
+    expect(conversation?.messages[2]).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ function: { name: 'calculator', arguments: call.arguments } }],
+    });
     expect(JSON.parse(conversation!.messages[2]!.tool_calls![0]!.function.arguments)).toEqual({ a: 17, b: 25 });
   });
 
@@ -138,14 +169,25 @@ describe('readConversation on calls recorded through the gateway', () => {
     it('an Anthropic call reads the chat request its prompt was rendered from (system prompt and all)', async () => {
       setup = await startTokenFaithful(FAITHFUL_SCRIPT, { gateway: { model: 'Qwen/Qwen3-8B' } });
       const client = new Anthropic({ baseURL: `${setup.url}/s/claude`, apiKey: 'sk-ant-harness', maxRetries: 0 });
-      const answer = await client.messages.create({ model: 'claude-test', max_tokens: 2000, system: 'You are careful.', messages: [{ role: 'user', content: QUESTION }] });
+      const answer = await client.messages.create({
+        model: 'claude-test',
+        max_tokens: 2000,
+        system: 'You are careful.',
+        messages: [{ role: 'user', content: QUESTION }],
+      });
       const [call] = setup.gateway.store.listCalls('claude');
       expect(call?.metadata.tokenFaithful).toMatchObject({ mode: 'fresh' });
       const bodies = bodiesOf(call!.id);
       expect(Array.isArray((bodies.backendRequestBody as { prompt: unknown }).prompt)).toBe(true);
       const conversation = readConversation(bodies);
-      expect(conversation?.messages.slice(0, 2)).toEqual([{ role: 'system', content: 'You are careful.' }, { role: 'user', content: QUESTION }]);
-      const text = answer.content.filter((block) => block.type === 'text').map((block) => (block as { text: string }).text).join('');
+      expect(conversation?.messages.slice(0, 2)).toEqual([
+        { role: 'system', content: 'You are careful.' },
+        { role: 'user', content: QUESTION },
+      ]);
+      const text = answer.content
+        .filter((block) => block.type === 'text')
+        .map((block) => (block as { text: string }).text)
+        .join('');
       expect(conversation?.messages).toHaveLength(3);
       expect(conversation?.messages[2]?.role).toBe('assistant');
       expect(conversation?.messages[2]?.content.trim()).toBe(text.trim());

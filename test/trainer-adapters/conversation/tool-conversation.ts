@@ -3,7 +3,11 @@ import type { Conversation } from '../../../trainer-adapters/index.js';
 /** The tool the hand-built conversation offers, in OpenAI function-tool form. */
 export const ADD_TOOL = {
   type: 'function',
-  function: { name: 'add', description: 'Adds two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } },
+  function: {
+    name: 'add',
+    description: 'Adds two integers.',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } },
+  },
 };
 
 /**
