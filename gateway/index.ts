@@ -30,3 +30,4 @@ export type {
   GroupCompleteEvent,
 } from './rollouts/rollout-api.js';
 export type { SamplingOverrides } from './rollouts/rollout-schemas.js';
+export { harnessResponseBody, type HarnessResponseBody, type RecordedAnswer } from './calls/harness-response-body.js';

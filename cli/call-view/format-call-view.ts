@@ -1,5 +1,6 @@
 import type { CallRow } from '../../store/index.js';
 import { oneLine } from '../one-line.js';
+import type { HarnessReply } from './read-harness-response.js';
 import type { ReadableMessage, ReadablePart } from './readable-message.js';
 
 /** Texts longer than this many characters are folded unless `--full`: their start and end are shown. */
@@ -16,6 +17,8 @@ export interface CallView {
   response: ReadableMessage | null;
   /** whether the reply was assembled from a stream's chunks */
   assembledFromStream: boolean;
+  /** the reply in the harness's own protocol, rebuilt by the front door's renderer; null when it cannot be */
+  harness: (HarnessReply & { notReproduced: string[] }) | null;
 }
 
 /**
@@ -40,14 +43,16 @@ export function formatCallView(view: CallView, options: { full: boolean }): stri
   for (const [index, message] of view.messages.entries()) lines.push(...messageLines(`[${index + 1}] ${message.role}`, message, options.full));
   lines.push('');
   if (view.response === null) lines.push('response: none (no reply was recorded)');
-  else
-    lines.push(
-      ...messageLines(
-        `response${view.assembledFromStream ? ' (assembled from the stream)' : ''}: ${view.response.role}`,
-        view.response,
-        options.full,
-      ),
-    );
+  else if (view.harness === null) {
+    const title = `response (the backend's${view.assembledFromStream ? ', assembled from the stream' : ''}): ${view.response.role}`;
+    lines.push(...messageLines(title, view.response, options.full));
+  } else {
+    // a stream's events are shown as the one body they add up to, in the same protocol
+    const streamed = view.assembledFromStream ? ', streamed: shown as the non-streamed body of the same answer' : '';
+    lines.push(`response as the harness received it: ${view.harness.summary}${streamed}`);
+    lines.push(...messageLines(view.harness.message.role, view.harness.message, options.full));
+    for (const note of view.harness.notReproduced) lines.push(`  not reproduced: ${note}`);
+  }
   return lines.join('\n') + '\n';
 }
 

@@ -38,7 +38,8 @@ function readAnthropic(body: Record<string, unknown>): ReadableMessage[] {
   return messages;
 }
 
-function readAnthropicBlocks(content: unknown): ReadablePart[] {
+/** Anthropic content (a string or content blocks: text, thinking, tool_use, tool_result ...) as readable parts. */
+export function readAnthropicBlocks(content: unknown): ReadablePart[] {
   if (!Array.isArray(content)) return readContent(content);
   return content.map((block): ReadablePart => {
     if (!isRecord(block)) return other('block', block);
@@ -65,7 +66,8 @@ function readResponsesInput(body: Record<string, unknown>): ReadableMessage[] {
   return messages;
 }
 
-function readResponsesItem(item: unknown): ReadableMessage {
+/** One Responses API item (input or output: message, function_call, its output, reasoning ...) as a message. */
+export function readResponsesItem(item: unknown): ReadableMessage {
   if (!isRecord(item)) return { role: '?', parts: [other('item', item)] };
   const type = typeof item.type === 'string' ? item.type : 'message';
   if (type === 'message') return { role: typeof item.role === 'string' ? item.role : '?', parts: readContent(item.content) };

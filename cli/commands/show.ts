@@ -4,6 +4,8 @@ import type { CallRow, Store } from '../../store/index.js';
 import { FOLD_AT, formatCallError, formatCallView, type CallView } from '../call-view/format-call-view.js';
 import { readRequestMessages, readToolNames } from '../call-view/read-request-messages.js';
 import { readResponseMessage } from '../call-view/read-response-message.js';
+import { readHarnessReply } from '../call-view/read-harness-response.js';
+import { harnessResponseBody } from '../../gateway/index.js';
 import { formatTable } from '../format-table.js';
 import { formatDriftCounts } from './diagnose.js';
 import { UsageError } from '../usage-error.js';
@@ -15,14 +17,16 @@ export const SHOW_HELP = `Usage: tokentap show SESSION [--call N [--full]] [--db
 Shows the calls of one session in order: front door, model, status, token counts, timings, flags, the
 error of each failed call, and a drift line: the breaks per kind where its calls do not merge into one
 sample (tokentap diagnose). With --call, one call in full: the request's messages as the harness sent
-them (role, content, reasoning, tool calls and results), the reply it received (assembled for streams),
-token counts, flags and the error.
+them (role, content, reasoning, tool calls and results), the reply as the harness received it in its own
+protocol (Anthropic content blocks, Responses output items, the OpenAI body; a stream as the non-streamed body
+of the same answer), token counts, flags and the error.
   --db FILE     database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --call N      the call with seq N in the session, or a call id (its first characters are enough)
   --full        with --call: every text in full (otherwise texts over ${FOLD_AT} characters are folded)
   --json        one JSON object per call (token ids included) instead of a table; with --call, one
-                object with the call's messages, reply and bodies too
+                object with the call's messages, reply and bodies too:
+                response.body is the backend's answer, response.harnessBody the harness's
 `;
 
 /** `tokentap show SESSION` */
@@ -50,17 +54,28 @@ export function runShow(args: string[], env: NodeJS.ProcessEnv): number {
     if (values.call !== undefined) {
       const call = findCall(calls, values.call, sessionId);
       const bodies = store.getCallBodies(call.id);
+      // the front door's own renderer over the recorded answer: the body in the harness's protocol
+      const harnessBody = bodies === null ? null : harnessResponseBody({ ...call, ...bodies });
+      const harnessReply = harnessBody === null ? null : readHarnessReply(harnessBody);
       const view: CallView = {
         call,
         messages: readRequestMessages(call.frontDoor, bodies?.requestBody),
         tools: readToolNames(bodies?.requestBody),
         response: readResponseMessage(bodies?.responseBody),
         assembledFromStream: call.stream,
+        harness: harnessReply === null || harnessBody === null ? null : { ...harnessReply, notReproduced: harnessBody.notReproduced },
       };
       if (!values.json) process.stdout.write(formatCallView(view, { full: values.full === true }));
       else {
         const request = { messages: view.messages, tools: view.tools, body: bodies?.requestBody ?? null };
-        const response = { message: view.response, assembledFromStream: view.assembledFromStream, body: bodies?.responseBody ?? null };
+        const response = {
+          message: view.response,
+          assembledFromStream: view.assembledFromStream,
+          body: bodies?.responseBody ?? null,
+          harnessProtocol: harnessBody?.protocol ?? null,
+          harnessBody: harnessBody?.body ?? null,
+          harnessNotReproduced: harnessBody?.notReproduced ?? [],
+        };
         process.stdout.write(JSON.stringify({ ...callJson(call), request, response }) + '\n');
       }
       return 0;

@@ -44,7 +44,7 @@ describe('tokentap show', () => {
       /\n\[2\] user\n {4}What is 17 \+ 25\? Use the calculator\.\n\[3\] assistant\n {4}reasoning:\n {6}I will use the tool\.\n {4}tool call calculator (chatcmpl-tool-\w+):\n {6}\{"a": 17, "b": 25\}\n\[4\] tool\n {4}tool result for \1:\n {6}42\n/,
     );
     expect(text).toMatch(
-      /\nresponse \(assembled from the stream\): assistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/,
+      /\nresponse as the harness received it: an OpenAI chat\.completion \(finish_reason stop\), streamed: shown as the non-streamed body of the same answer\nassistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/,
     );
     expect(text).not.toContain(fixture.systemPrompt);
     const full = runCli(['show', 'agent', '--db', fixture.db, '--call', '2', '--full']);
@@ -71,7 +71,9 @@ describe('tokentap show', () => {
       '[1] system\n    You add numbers.\n[2] user\n    What is 17 + 25? Use the calculator.\n' +
         '[3] assistant\n    tool call calculator toolu_01:\n      {"a":17,"b":25}\n[4] user\n    tool result for toolu_01:\n      42\n',
     );
-    expect(result.stdout).toMatch(/\nresponse: assistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/);
+    expect(result.stdout).toMatch(
+      /\nresponse as the harness received it: an Anthropic Message msg_\S+ \(stop_reason end_turn; content blocks: thinking, text\)\nassistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/,
+    );
   });
 
   it('--call reads Responses API input items (instructions, function_call, function_call_output)', () => {
@@ -82,7 +84,9 @@ describe('tokentap show', () => {
       'request: 4 messages, as the harness sent them; tools: calculator\n[1] system\n    You add numbers.\n[2] user\n    What is 17 + 25? Use the calculator.\n' +
         '[3] assistant\n    tool call calculator call_01:\n      {"a":17,"b":25}\n[4] tool\n    tool result for call_01:\n      42\n',
     );
-    expect(result.stdout).toMatch(/\nresponse: assistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n$/);
+    expect(result.stdout).toMatch(
+      /\nresponse as the harness received it: a Responses object resp_\w+ \(status completed; output items: reasoning, message\)\nassistant\n {4}reasoning:\n {6}The calculator says 42\.\n {4}The answer is 42\.\n {2}not reproduced: completed_at: [^\n]+\n$/,
+    );
   });
 
   it('--call --json gives the call, its readable messages and reply, and the bodies as recorded', () => {
@@ -102,6 +106,13 @@ describe('tokentap show', () => {
       assembledFromStream: true,
       message: { role: 'assistant', parts: [{ kind: 'reasoning' }, { kind: 'text', text: '\n\nThe answer is 42.' }] },
     });
+    // the stored body is tokentap's assembly of the stream (usage included); the harness asked no usage and got none
+    expect(json.response.body).toMatchObject({ assembled_from_stream: true, usage: expect.any(Object) });
+    expect(json.response).toMatchObject({ harnessProtocol: 'openai-chat', harnessNotReproduced: [] });
+    expect(json.response.harnessBody).not.toHaveProperty('assembled_from_stream');
+    expect(json.response.harnessBody).not.toHaveProperty('usage');
+    expect(json.response.harnessBody.choices[0]).not.toHaveProperty('token_ids');
+    expect(json.response.harnessBody.choices[0].message.content).toBe('\n\nThe answer is 42.');
     const failed = JSON.parse(runCli(['show', 'agent', '--db', fixture.db, '--call', '3', '--json']).stdout) as Record<string, any>;
     expect(failed).toMatchObject({
       error: { httpStatus: 404, code: 'TT_BACKEND_ERROR', message: 'The model `gpt-4o` does not exist.' },

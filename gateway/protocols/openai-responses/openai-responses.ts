@@ -115,6 +115,7 @@ async function handleResponses(request: FastifyRequest<{ Params: RouteParams }>,
     backendBody,
     stream: body.stream === true,
     renderer: createOpenAiResponsesRenderer({ envelope, names, ...(onFinished === undefined ? {} : { onFinished }) }),
-    metadata: { responses: { responseId: envelope.id, ...notes } },
+    // the id and creation time are kept so `tokentap show --call` can rebuild the response object the harness got
+    metadata: { responses: { responseId: envelope.id, createdAt: envelope.createdAt, ...notes } },
   });
 }
