@@ -181,8 +181,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       // connect timeouts); the kernel caps it at net.core.somaxconn
       const address = await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
       listeningAt = address.replace('://[::1]', '://localhost');
-      for (const warning of publicBindWarnings(config))
-        logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey, adminToken: config.adminToken !== undefined }, warning);
+      for (const warning of publicBindWarnings(config)) {
+        // a quiet embedding (no logger asked for) must still hear it: Node prints a process warning to stderr once
+        if (givenLogger === undefined || givenLogger === false) process.emitWarning(warning, { code: 'TOKENTAP_PUBLIC_BIND' });
+        else logger.warn({ host: config.host, requireSessionKey: config.requireSessionKey, adminToken: config.adminToken !== undefined }, warning);
+      }
       return listeningAt;
     },
     close: () => app.close(),

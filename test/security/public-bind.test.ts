@@ -11,6 +11,8 @@ import { isLoopbackHost, publicBindWarnings } from '../../gateway/security/publi
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/** The built library, as an embedding imports it. */
+const LIBRARY = new URL('../../dist/index.js', import.meta.url).href;
 
 /** A logger whose lines land in `lines` (parsed), built by the gateway's own createLogger. */
 function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: Array<Record<string, unknown>> } {
@@ -100,6 +102,32 @@ describe('where the gateway listens', () => {
     const guarded = capturedLogger();
     await startGateway({ host: '0.0.0.0', logger: guarded.logger, adminToken: 'admin-token-0123456789', requireSessionKey: true });
     expect(guarded.lines.filter((line) => line.level === 40)).toEqual([]);
+  });
+
+  // issue 14 made the library quiet by default, which silenced this warning for every embedding
+  it('a quiet embedding (no logger) still gets the warning, as a Node process warning on stderr; stdout stays empty', async () => {
+    const temp = makeTempDir();
+    cleanup.push(() => temp.remove());
+    const script = [
+      `import { createGateway } from ${JSON.stringify(LIBRARY)};`,
+      // recordInWorker: false, as a bare script's `await listen()` exits 13 while the unref'd record worker starts
+      `const gateway = createGateway({ host: '0.0.0.0', port: 0, db: ${JSON.stringify(temp.file('e.db'))}, backendUrl: 'http://127.0.0.1:9', recordInWorker: false });`,
+      'await gateway.listen();',
+      'await gateway.close();',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/\[TOKENTAP_PUBLIC_BIND\] Warning: tokentap is bound to 0\.0\.0\.0, beyond this machine, without --require-session-key/);
+    expect(stderr).toMatch(/\[TOKENTAP_PUBLIC_BIND\] Warning: tokentap is bound to 0\.0\.0\.0 without --admin-token/);
+    expect(stdout).toBe('');
   });
 
   it('the CLI writes the warning to stderr too', async () => {
