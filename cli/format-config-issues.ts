@@ -25,8 +25,10 @@ export interface ConfigIssuesOptions {
  */
 export function formatConfigIssues(error: z.ZodError, options: ConfigIssuesOptions): string {
   const keys = new Set(options.keys);
+  // only camelCase keys are renamed inside a message: a one-word key (`host`, `port`) is also an English word
+  // ("host names or addresses") and is named by the issue's label instead
   const rename = (message: string): string =>
-    message.replace(/\b[a-zA-Z][a-zA-Z0-9]*\b/g, (word) => (keys.has(word) ? options.sourceOf(word).name : word));
+    message.replace(/\b[a-z][a-z0-9]*[A-Z][a-zA-Z0-9]*\b/g, (word) => (keys.has(word) ? options.sourceOf(word).name : word));
   return error.issues
     .map((issue) => {
       if (issue.code === 'unrecognized_keys') {

@@ -96,7 +96,7 @@ describe('a recording thread that dies', () => {
 
   it('gives up at once on a thread that cannot open the store: ready() rejects and writes fail without hanging', async () => {
     const recorder = startWorkerRecorder('/nonexistent-dir/tokentap.db');
-    await expect(recorder.ready()).rejects.toThrow(/cannot open the database/);
+    await expect(recorder.ready()).rejects.toThrow(/the folder \/nonexistent-dir does not exist/);
     expect(recorder.health()).toMatchObject({ healthy: false, worker: { state: 'failed', restarts: 0 } });
     const callId = recorder.begin(sampleBeginInput());
     await expect(recorder.finish(callId, sampleFinishInput())).rejects.toMatchObject({ code: 'TT_RECORDING_FAILED' });
