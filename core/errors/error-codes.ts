@@ -113,9 +113,9 @@ export const ERROR_CODES = {
   /** the file was written by a newer tokentap; an older one must not guess at its schema */
   STORE_SCHEMA_TOO_NEW: { message: 'the database schema is newer than this tokentap', userMistake: true },
   /** the file is older than this tokentap and a read-only open cannot migrate it */
-  STORE_SCHEMA_OUTDATED: { message: 'the database schema is older than this tokentap; open it read-write once', userMistake: false },
+  STORE_SCHEMA_OUTDATED: { message: 'the database schema is older than this tokentap; open it read-write once', userMistake: true },
   /** read-only open of a file that does not exist or was never migrated */
-  STORE_NOT_INITIALIZED: { message: 'the database does not exist or was never initialized', userMistake: false },
+  STORE_NOT_INITIALIZED: { message: 'the database does not exist or was never initialized', userMistake: true },
   /** a write on a store opened with `readonly: true` */
   STORE_READONLY: { message: 'the store was opened read-only', userMistake: false },
   /** input that cannot be stored exactly (e.g. token ids outside Int32) */

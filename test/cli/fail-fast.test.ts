@@ -116,6 +116,14 @@ describe('a --db that is no database is one line and exit 2, for every command (
     );
   });
 
+  it('an empty file or /dev/null: readers say it was never initialized (it printed a stack)', () => {
+    writeFileSync(temp.file('empty.db'), '');
+    for (const db of [temp.file('empty.db'), '/dev/null']) {
+      // (migrate is the one command that writes: it initializes an empty file)
+      for (const args of READERS.filter(([command]) => command !== 'migrate')) expectOneLine(runCli([...args, '--db', db]), /never initialized/);
+    }
+  });
+
   it('a database from a newer tokentap (STORE_SCHEMA_TOO_NEW)', () => {
     const db = recordedDatabase();
     const database = new Database(db);
