@@ -63,8 +63,9 @@ export function exportUnit(store: ExportUnitSource, unit: ExportUnit, options: E
   const rewards = selected.map((rollout) => rollout.reward);
   const advantages = computeAdvantages(rewards, options.advantage);
   // reported whether or not it is dropped: such a group trains on nothing (advantage 0), and the summary points to --drop-zero-variance
-  if (isZeroVariance(rewards)) options.summary.zeroVarianceGroups += 1;
-  const zeroVariance = options.advantage.dropZeroVarianceGroups === true && isZeroVariance(rewards);
+  const noSpread = isZeroVariance(rewards);
+  if (noSpread) options.summary.zeroVarianceGroups += 1;
+  const zeroVariance = options.advantage.dropZeroVarianceGroups === true && noSpread;
   const exported: ExportedRollout[] = [];
   for (const [position, { rollout, rewards: rewardRows }] of selected.entries()) {
     const advantage = advantages[position] ?? null;
