@@ -37,6 +37,12 @@ export const ERROR_CODES = {
   TT_INVALID_SESSION: { status: 400, type: 'invalid_request_error', message: 'Invalid session id', userMistake: true },
   /** the backend could not be reached (refused, DNS failure, reset before an answer) */
   TT_BACKEND_UNREACHABLE: { status: 502, type: 'api_error', message: 'Inference backend unreachable', userMistake: false },
+  /** no backend pool serves the model named (after `--model`); the fleet's models are listed on /v1/models */
+  TT_MODEL_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'The model is not served by any backend', userMistake: true },
+  /** the model's pool has no replica up and undrained (every one down, drained, or already failed this call) */
+  TT_BACKEND_UNAVAILABLE: { status: 503, type: 'api_error', message: 'No backend replica is available for this model', userMistake: false },
+  /** the drain API names a backend id the fleet does not have */
+  TT_BACKEND_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Backend not found', userMistake: true },
   /** the backend did not answer (headers) or went silent (body) within the configured timeout */
   TT_BACKEND_TIMEOUT: { status: 504, type: 'api_error', message: 'Inference backend timed out', userMistake: false },
   /** the backend sent something tokentap cannot read (bad JSON, bad SSE) */
