@@ -14,6 +14,8 @@ export interface BackendSpec {
   models: string[];
   /** sent as `Authorization: Bearer`; default the gateway's `backendKey` */
   key?: string | undefined;
+  /** the start-up probe's detected flavour replaces `flavour` (the single `--backend-url` replica, whose flavour nobody gave) */
+  detectFlavour?: boolean;
 }
 
 /** What the start-up probe (and each later health check) learned of a replica. */
@@ -41,6 +43,8 @@ export interface ReplicaSnapshot {
   url: string;
   models: string[];
   state: ReplicaState;
+  /** drained by the operator (`state` says `down` rather than `draining` while a drained replica also fails its health checks) */
+  draining: boolean;
   /** the last health check's or call's failure, in words; null while up */
   lastError: string | null;
   inFlight: number;
@@ -60,6 +64,14 @@ export interface ReplicaLease {
   capabilities: ReplicaCapabilities;
   /** ends the attempt: in-flight count down, and the outcome counted (`ok`, or an error code) */
   release(outcome: { ok: true } | { ok: false; code: string }): void;
+}
+
+/** One call's timing and tokens on the replica that served it (`observeCall`). */
+export interface CallObservation {
+  /** ms to the first byte of the backend's answer (streams: its first chunk); null when none came */
+  timeToFirstTokenMs: number | null;
+  totalMs: number;
+  completionTokens: number;
 }
 
 /** How one call asks for a replica. */
@@ -83,7 +95,10 @@ export interface BackendFleet {
   start(): Promise<void>;
   /**
    * A replica for one attempt. Throws TokentapError `TT_MODEL_NOT_FOUND` (404) when no pool serves `model`, and
-   * `TT_BACKEND_UNAVAILABLE` (503) when its pool has no replica up and undrained outside `exclude`.
+   * `TT_BACKEND_UNAVAILABLE` (503) when its pool has no undrained replica outside `exclude`. Replicas up come first;
+   * when none of the pool's undrained replicas outside `exclude` is up, a down one is leased all the same (the one
+   * down longest first): the health checks may not have seen it come back, and a single-replica gateway must keep
+   * trying its backend (the caller's retry policy bounds the attempts).
    */
   pick(input: PickInput): ReplicaLease;
   /** a replica failed before its answer started (refused, reset, 5xx): out of its pools, its sessions moved, until a health check passes */
@@ -96,7 +111,11 @@ export interface BackendFleet {
   models(): string[];
   snapshot(): ReplicaSnapshot[];
   /** a call's timing and tokens, for the per-replica metrics (time to first token, tokens/s) */
-  observeCall(id: string, observation: { timeToFirstTokenMs: number | null; totalMs: number; completionTokens: number }): void;
+  observeCall(id: string, observation: CallObservation): void;
+  /** `listener` hears every `observeCall` (the per-replica metrics' histogram); returns the function that stops it */
+  onCallObserved(listener: (id: string, observation: CallObservation) => void): () => void;
+  /** one health check of every replica now (`GET /health`; a replica back up is probed again); the interval runs the same */
+  checkHealth(): Promise<void>;
   /** stops the health checks and closes every replica's connections */
   close(): Promise<void>;
 }
