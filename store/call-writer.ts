@@ -37,9 +37,9 @@ export function createCallWriter(options: {
   const selectNextSeq = database.prepare<[string], { seq: number }>(`SELECT coalesce(max(seq), 0) + 1 AS seq FROM calls WHERE session_id = ?`);
   const insertCall = database.prepare(
     `INSERT INTO calls (id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
-                        policy_version, sampling_params, metadata, started_at, instance_id)
+                        policy_version, sampling_params, metadata, started_at, instance_id, backend_id)
      VALUES (@id, @sessionId, @seq, 'in_progress', @frontDoor, @path, @requestedModel, @backendModel, @stream,
-             @policyVersion, @samplingParams, @metadata, @startedAt, @instanceId)`,
+             @policyVersion, @samplingParams, @metadata, @startedAt, @instanceId, @backendId)`,
   );
   const insertBodies = database.prepare<[string, Buffer, Buffer, Buffer | null]>(
     `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
@@ -52,6 +52,7 @@ export function createCallWriter(options: {
             prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
             prompt_parent_id = @promptParentId, prompt_prefix_length = @promptPrefixLength, prompt_tail = @promptTail,
             completion_token_ids = @completionTokenIds, completion_logprobs = @completionLogprobs,
+            backend_id = coalesce(@backendId, backend_id), weight_version = @weightVersion,
             metadata = CASE WHEN @metadataPatch IS NULL THEN metadata ELSE json_patch(metadata, @metadataPatch) END
       WHERE id = @id AND status = 'in_progress'`,
   );
@@ -84,6 +85,7 @@ export function createCallWriter(options: {
       metadata: JSON.stringify(input.metadata),
       startedAt: input.startedAt,
       instanceId: input.instanceId ?? null,
+      backendId: wellFormedText(input.backendId ?? null),
     });
     const chat = input.chatRequestBody === undefined || input.chatRequestBody === null ? [] : [input.chatRequestBody];
     const [requestBody, backendRequestBody, chatRequestBody] = bodies.write([input.requestBody, input.backendRequestBody, ...chat]);
@@ -153,6 +155,9 @@ function toFinishColumns(result: FinishCallInput, prompt: Int32Array | null, com
       completionTokens: completion?.length ?? result.usage?.completionTokens ?? null,
       completionTokenIds: completion === null ? null : packInt32(completion),
       completionLogprobs: logprobs === null ? null : packFloat32(logprobs),
+      // a failover's replica replaces the one picked at begin; none named keeps it
+      backendId: wellFormedText(result.backendId ?? null),
+      weightVersion: wellFormedText(result.weightVersion ?? null),
       // what is only known at the end (backend retries) joins the metadata written at begin
       metadataPatch: result.metadata === undefined ? null : JSON.stringify(result.metadata),
     },

@@ -44,7 +44,13 @@ export type CallFlag =
    * the backend's `finish_reason` or `stop_reason` held a lone UTF-16 surrogate (`"\udc80"`, not Unicode text):
    * stored with U+FFFD in its place; the bodies keep what the backend sent
    */
-  | 'backend_text_not_unicode';
+  | 'backend_text_not_unicode'
+  /**
+   * the backend reported a weight version (SGLang `weight_version`; its unset value `default` aside) other than the
+   * call's policy version: the replica was not serving the weights tokentap tagged the call with (a weight update
+   * it missed, or one not announced through the policy version)
+   */
+  | 'weight_version_mismatch';
 
 export interface SessionRow {
   id: string;
@@ -324,6 +330,8 @@ export interface BeginCallInput {
    * calls of processes that are gone; null or absent outside a gateway
    */
   instanceId?: string | null;
+  /** the fleet id of the backend replica first picked for the call (`vllm-2`); null or absent outside a fleet */
+  backendId?: string | null;
 }
 
 /** A gateway process writing the store (table gateway_instances). */
@@ -377,6 +385,13 @@ export interface FinishCallInput {
   endedAt: number;
   /** keys merged into the metadata written at begin (what is only known at the end, e.g. backend retries) */
   metadata?: Record<string, unknown>;
+  /**
+   * the fleet id of the replica that finally served the call, when a failover moved it off the one named at begin:
+   * replaces begin's `backendId`; null or absent keeps begin's
+   */
+  backendId?: string | null;
+  /** the backend's own version of the weights it sampled with (SGLang `weight_version`); null or absent: none reported */
+  weightVersion?: string | null;
 }
 
 /** A call read back from the store. */
@@ -404,6 +419,10 @@ export interface CallRow {
   httpStatus: number | null;
   flags: CallFlag[];
   policyVersion: string | null;
+  /** the fleet id of the backend replica that served the call; null when unknown (before schema 6, outside a fleet) */
+  backendId: string | null;
+  /** the backend's own weight version (SGLang `weight_version`), null when it reported none (vLLM) */
+  weightVersion: string | null;
   startedAt: number;
   endedAt: number | null;
   timeToFirstTokenMs: number | null;

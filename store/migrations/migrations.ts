@@ -3,6 +3,7 @@ import { rolloutsMigration } from './002-rollouts.js';
 import { batchesMigration } from './003-batches.js';
 import { chatRequestBodyMigration } from './004-chat-request-body.js';
 import { gatewayInstancesMigration } from './005-gateway-instances.js';
+import { callBackendMigration } from './006-call-backend.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
@@ -12,6 +13,7 @@ export const MIGRATIONS: readonly Migration[] = [
   batchesMigration,
   chatRequestBodyMigration,
   gatewayInstancesMigration,
+  callBackendMigration,
 ];
 
 /** The schema version this tokentap writes and reads. */

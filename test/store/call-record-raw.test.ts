@@ -12,7 +12,7 @@ afterEach(() => workspace.cleanup());
 describe('raw call rows (the bulk session read)', () => {
   it('map every column of CALL_COLUMNS, in order, to the same record the driver builds', () => {
     const store = workspace.open();
-    const first = recordCall(store, { policyVersion: 'policy-7' });
+    const first = recordCall(store, { policyVersion: 'policy-7', backendId: 'sglang-1' }, { weightVersion: 'policy-6' });
     const second = recordCall(
       store,
       {},

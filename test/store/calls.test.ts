@@ -54,7 +54,7 @@ describe('beginCall and seq', () => {
 describe('finishCall round trip', () => {
   it('every begin and finish field reads back as written', () => {
     const store = workspace.open();
-    const begin = sampleBeginInput({ policyVersion: 'policy-7', stream: false });
+    const begin = sampleBeginInput({ policyVersion: 'policy-7', stream: false, backendId: 'sglang-0' });
     const finish = sampleFinishInput({
       status: 'backend_error',
       finishReason: 'length',
@@ -63,6 +63,7 @@ describe('finishCall round trip', () => {
       error: { httpStatus: 400, code: 'context_length_exceeded', message: 'too long', body: { detail: [1, 2] } },
       httpStatus: 400,
       flags: ['completion_ids_mismatch_usage', 'logprobs_length_mismatch'],
+      weightVersion: 'policy-6',
     });
     const { callId, seq } = store.beginCall(begin);
     store.finishCall(callId, finish);
@@ -89,6 +90,8 @@ describe('finishCall round trip', () => {
       httpStatus: 400,
       flags: finish.flags,
       policyVersion: 'policy-7',
+      backendId: 'sglang-0',
+      weightVersion: 'policy-6',
       startedAt: begin.startedAt,
       endedAt: finish.endedAt,
       timeToFirstTokenMs: 12.5,

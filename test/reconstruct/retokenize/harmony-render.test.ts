@@ -211,6 +211,8 @@ function call(fields: Partial<CallRow>): CallRow {
     httpStatus: 200,
     flags: [],
     policyVersion: null,
+    backendId: null,
+    weightVersion: null,
     startedAt: Date.UTC(2025, 5, 28, 12),
     endedAt: null,
     timeToFirstTokenMs: null,
