@@ -10,6 +10,8 @@ export interface ChatTokenRecord {
   stopReason: string | number | null;
   usage: { promptTokens?: number; completionTokens?: number } | null;
   flags: CallFlag[];
+  /** the backend's own weight version (SGLang `weight_version`), null or absent when it reported none (vLLM) */
+  weightVersion?: string | null;
 }
 
 /**

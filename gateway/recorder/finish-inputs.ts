@@ -3,6 +3,7 @@ import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { TokentapError } from '../../core/errors/tokentap-error.js';
 import type { BackendRetry } from '../backends/post-with-retries.js';
 import { elidePromptIdsFromBody } from './elide-prompt-ids.js';
+import { isWeightVersionMismatch } from './weight-version-mismatch.js';
 import { wellFormedReasons } from './well-formed-reasons.js';
 
 /** Wall-clock marks of one call, in ms since epoch. */
@@ -20,6 +21,7 @@ const NO_TOKENS: ChatTokenRecord = {
   stopReason: null,
   usage: null,
   flags: [],
+  weightVersion: null,
 };
 
 function timingFields(timing: CallTiming): Pick<FinishCallInput, 'timeToFirstTokenMs' | 'totalMs' | 'endedAt'> {
@@ -43,6 +45,10 @@ export interface FinishDetails {
   backendErrorBody?: unknown;
   /** backend attempts given up on and sent again; recorded as `metadata.backendAttempts` and `backendRetries` */
   retries?: readonly BackendRetry[];
+  /** the fleet id of the replica that served the call, when a failover moved it off the one named at begin */
+  backendId?: string;
+  /** the policy version the call began under (BeginCallInput.policyVersion), to check the backend's weight version against */
+  policyVersion?: string | null;
 }
 
 /**
@@ -55,6 +61,8 @@ export function finishInput(details: FinishDetails): FinishCallInput {
   // a lone surrogate the backend sent in finish_reason or stop_reason becomes U+FFFD, flagged
   const tokens = details.tokens === undefined ? NO_TOKENS : wellFormedReasons(details.tokens);
   const error = details.error;
+  const weightVersion = tokens.weightVersion ?? null;
+  const mismatch = isWeightVersionMismatch({ weightVersion, policyVersion: details.policyVersion ?? null });
   return {
     status: details.status,
     tokenSource: tokens.tokenSource,
@@ -64,7 +72,9 @@ export function finishInput(details: FinishDetails): FinishCallInput {
     finishReason: tokens.finishReason,
     stopReason: tokens.stopReason,
     usage: tokens.usage,
-    flags: tokens.flags,
+    flags: mismatch ? [...tokens.flags, 'weight_version_mismatch'] : tokens.flags,
+    weightVersion,
+    ...(details.backendId === undefined ? {} : { backendId: details.backendId }),
     responseBody: elidePromptIdsFromBody(details.responseBody ?? null),
     // the stream's prompt ids are elided by the recorder, on the thread that writes (batch-writer.ts)
     responseStream: details.responseStream ?? null,

@@ -6,9 +6,10 @@ import type { EndsReport } from './end-retries.js';
 /**
  * Messages between the gateway's thread (worker-call-recorder.ts) and the recording worker (record-worker.ts).
  * Both sides check the version: under vitest the gateway runs from TypeScript sources while the worker runs
- * from dist/, and a stale build must fail loudly, not write half-understood messages.
+ * from dist/, and a stale build must fail loudly, not write half-understood messages. Version 4: begins and finishes
+ * carry `backendId`, finishes `weightVersion` (schema 6), which a version-3 worker would silently drop.
  */
-export const RECORD_WORKER_PROTOCOL = 3;
+export const RECORD_WORKER_PROTOCOL = 4;
 
 export interface RecordWorkerData {
   protocol: number;
