@@ -22,7 +22,8 @@ export interface CallView {
 }
 
 /**
- * The call as text: a header (front door, model, status, tokens, times, flags, the error), the request's messages
+ * The call as text: a header (front door, model, status, times, the backend replica and weight version beside the
+ * policy version, tokens, flags, the error), the request's messages
  * (role, content, reasoning, tool calls and results) and the reply, each text over FOLD_AT characters folded with a
  * note of how much was left out, unless `full`.
  *
@@ -34,6 +35,8 @@ export function formatCallView(view: CallView, options: { full: boolean }): stri
     `call #${call.seq} ${call.id} (session ${call.sessionId})`,
     `  ${call.frontDoor} ${call.path}  model ${call.requestedModel ?? '-'}${call.backendModel !== call.requestedModel ? ` (sent as ${call.backendModel ?? '-'})` : ''}  ${call.stream ? 'stream' : 'json'}`,
     `  status ${call.status}  http ${call.httpStatus ?? '-'}  finish ${call.finishReason ?? '-'}  ttft ${milliseconds(call.timeToFirstTokenMs)}  total ${milliseconds(call.totalMs)}`,
+    // which replica sampled it, with which weights, beside the version tokentap tagged it with (a mismatch is flagged)
+    `  backend ${call.backendId ?? '-'}  weight version ${call.weightVersion ?? '-'}  policy version ${call.policyVersion ?? '-'}`,
     `  tokens ${call.tokenSource ?? '-'}: prompt ${call.promptTokenIds?.length ?? '-'}, completion ${call.completionTokenIds?.length ?? '-'}${usageNote(call)}`,
     `  flags: ${call.flags.length === 0 ? 'none' : call.flags.join(', ')}`,
   ];
