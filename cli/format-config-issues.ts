@@ -4,6 +4,8 @@ import type { z } from 'zod';
 export interface SettingSource {
   name: string;
   label: string;
+  /** a list setting's one entry as the user set it (`--backend "tgi=http://x"`, `"backends" entry 2 in fleet.yaml`) */
+  itemLabel?: (index: number) => string;
 }
 
 /** What formatConfigIssues needs to know of the schema and of where each value came from. */
@@ -31,13 +33,23 @@ export function formatConfigIssues(error: z.ZodError, options: ConfigIssuesOptio
     message.replace(/\b[a-z][a-z0-9]*[A-Z][a-zA-Z0-9]*\b/g, (word) => (keys.has(word) ? options.sourceOf(word).name : word));
   return error.issues
     .map((issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        return `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}${options.unknownKeysWhere ?? ''}`;
-      }
       const [key, ...rest] = issue.path.map(String);
-      if (key === undefined || !keys.has(key)) return rename(issue.message);
-      const inside = rest.length === 0 ? '' : ` (at ${rest.join('.')})`;
-      return `${options.sourceOf(key).label}${inside}: ${rename(issue.message)}`;
+      const known = key !== undefined && keys.has(key);
+      const unknownKeys =
+        issue.code === 'unrecognized_keys'
+          ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((name) => JSON.stringify(name)).join(', ')}`
+          : undefined;
+      // an unknown key at the top level, or inside a setting's object (an entry of `backends`: named below)
+      if (unknownKeys !== undefined && !known) return `${unknownKeys}${options.unknownKeysWhere ?? ''}`;
+      const message = unknownKeys ?? rename(issue.message);
+      if (!known) return message;
+      const source = options.sourceOf(key as string);
+      // an issue inside one entry of a list names that entry, as the user wrote it
+      const index = issue.path[1];
+      const entry = typeof index === 'number' && source.itemLabel !== undefined ? source.itemLabel(index) : undefined;
+      const within = entry === undefined ? rest : rest.slice(1);
+      const inside = within.length === 0 ? '' : ` (at ${within.join('.')})`;
+      return `${entry ?? source.label}${inside}: ${message}`;
     })
     .join('; ');
 }

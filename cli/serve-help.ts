@@ -10,6 +10,8 @@ const EXAMPLES = `Examples:
   tokentap serve --port 0 --model Qwen/Qwen3-8B         any free port (the URL is logged); one model name upstream
   TOKENTAP_ADMIN_TOKEN=$(openssl rand -hex 16) tokentap serve --host 0.0.0.0 --require-session-key
   tokentap serve --config tokentap.json --log-format json   flags win over env, env over the file
+  tokentap serve --backend vllm=http://10.0.0.1:8000 --backend sglang=http://10.0.0.3:30000   a fleet of replicas
+  tokentap serve --config fleet.yaml                    backends, their models and keys in a file (docs/examples/fleet.yaml)
 `;
 
 /**
@@ -34,10 +36,10 @@ export function formatServeHelp(): string {
 Runs the recording gateway in front of an inference backend.
 Point a harness at http://HOST:PORT/s/SESSION/v1 (OpenAI clients) to record its calls as SESSION.
 
-Options (each also an environment variable, or a camelCase key of the --config JSON file; flags win, then env,
+Options (each also an environment variable, or a camelCase key of the --config file; flags win, then env,
 then the file; docs/config.md has each in full):
 ${options.join('\n')}
-${'  --config FILE'.padEnd(COLUMN)} JSON file with any of the keys above (camelCase)
+${'  --config FILE'.padEnd(COLUMN)} YAML (.yaml, .yml) or JSON file with any of the keys above (camelCase)
 ${INDENT}env TOKENTAP_CONFIG
 ${'  -h, --help'.padEnd(COLUMN)} this help
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createGateway, gatewayConfigSchema, publicBindWarnings } from '../../gateway/index.js';
-import { CONFIG_KEYS, loadConfig, toFlagName } from '../load-config.js';
+import { backendSpecs } from '../../gateway/config/backend-specs.js';
+import { CONFIG_KEYS, loadConfig, REPEATABLE_FLAGS, toFlagName } from '../load-config.js';
 import { UsageError } from '../usage-error.js';
 import { assertModelDir } from '../assert-model-dir.js';
 import { listenOrExplain } from '../listen-or-explain.js';
@@ -22,35 +23,49 @@ export function expandBooleanFlags(args: string[]): string[] {
 /** `tokentap serve --help`: generated from the config schema (cli/serve-help.ts). */
 export const SERVE_HELP = formatServeHelp();
 
-/** `tokentap serve`: resolves with the exit code once the gateway has shut down (SIGINT/SIGTERM). */
-export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * The flags of `tokentap serve`: one per config key, `--config` and `--help`; a repeatable flag (`--backend`) comes
+ * as the list of its values. A flag it does not know, or one without its value, is a UsageError (exit code 2).
+ *
+ * @example parseServeArgs(['--backend', 'vllm=http://a:8000', '--backend', 'vllm=http://b:8000']).backend // ['vllm=http://a:8000', 'vllm=http://b:8000']
+ */
+export function parseServeArgs(args: string[]): Record<string, string | string[] | boolean | undefined> {
   const options = Object.fromEntries([
-    ...CONFIG_KEYS.map((key) => [toFlagName(key), { type: 'string' }]),
+    ...CONFIG_KEYS.map((key) => [toFlagName(key), { type: 'string', multiple: REPEATABLE_FLAGS.has(toFlagName(key)) }]),
     ['config', { type: 'string' }],
     ['help', { type: 'boolean', short: 'h' }],
   ]);
-  let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({
+    return parseArgs({
       args: expandBooleanFlags(args),
       options: options as NonNullable<Parameters<typeof parseArgs>[0]>['options'],
       allowPositionals: false,
-    }).values as Record<string, string | boolean | undefined>;
+    }).values as Record<string, string | string[] | boolean | undefined>;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** `tokentap serve`: resolves with the exit code once the gateway has shut down (SIGINT/SIGTERM). */
+export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const values = parseServeArgs(args);
   if (values.help === true) {
     process.stdout.write(SERVE_HELP);
     return 0;
   }
-  const config = loadConfig(values as Record<string, string | undefined>, env);
+  const config = loadConfig(values as Record<string, string | string[] | undefined>, env);
   if (config.modelDir !== undefined) assertModelDir(config.modelDir);
   // the library is quiet unless asked; the command asks: logLevel, logFormat (default pretty on a terminal), secrets censored
   const gateway = createGateway({ ...config, logger: true });
   const logger = gateway.app.log;
   const url = await listenOrExplain(gateway, config);
   logger.info(
-    { url, backend: config.backendUrl, db: config.db, rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1` },
+    {
+      url,
+      backends: backendSpecs(config).map((spec) => `${spec.id}=${spec.url}`),
+      db: config.db,
+      rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1`,
+    },
     `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`,
   );
   // listen() has logged these as warnings; they go to stderr too, where a person starting it looks (docs/security.md)

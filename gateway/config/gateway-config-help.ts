@@ -17,7 +17,15 @@ export interface ConfigHelpEntry {
  * @example GATEWAY_CONFIG_HELP.port.description // 'port to listen on (0: any free port)'
  */
 export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?: ConfigHelpEntry } = {
-  backendUrl: { value: 'URL', description: 'the inference backend (vLLM, SGLang or OpenAI-compatible); a trailing /v1 is accepted' },
+  backendUrl: {
+    value: 'URL',
+    description: 'the one inference backend when no --backend is given (vLLM, SGLang or OpenAI-compatible; flavour detected)',
+  },
+  backends: {
+    value: 'FLAVOUR=URL',
+    description: 'a backend replica, vllm=URL or sglang=URL; repeat for a fleet (env: comma-separated; the file: {id, flavour, url, models, key})',
+    unset: 'the one --backend-url',
+  },
   backendKey: { value: 'KEY', description: "API key sent to the backend (the harness's own key is never forwarded)" },
   db: { value: 'FILE', description: "SQLite database file, created if missing (its folder is not); ':memory:' keeps nothing" },
   port: { value: 'N', description: 'port to listen on (0: any free port)' },

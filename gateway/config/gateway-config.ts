@@ -1,17 +1,26 @@
 import { z } from 'zod';
 import { rateLimitSetting } from './rate-limit-setting.js';
 import { hostnameOf } from './hostname-of.js';
+import { backendsSetting } from './backends-setting.js';
+
+/** The one backend when none is configured: a vLLM (or SGLang, detected at start) on this machine. */
+export const DEFAULT_BACKEND_URL = 'http://127.0.0.1:8000';
 
 /** How log lines are written: JSON lines, or pino-pretty's text for people. */
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 
-/**
- * Every setting of the gateway, in one vocabulary: `backendUrl` = `--backend-url` = `TOKENTAP_BACKEND_URL`.
- * docs/config.md lists them (key | env | flag | default).
- */
-export const gatewayConfigSchema = z.strictObject({
-  /** the inference backend (vLLM or any OpenAI-compatible server); a trailing /v1 is accepted */
-  backendUrl: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8000'),
+const gatewaySettings = z.strictObject({
+  /**
+   * the inference backend when `backends` lists none (vLLM, SGLang or any OpenAI-compatible server; its flavour is
+   * detected at start); a trailing /v1 is accepted
+   */
+  backendUrl: z.url({ protocol: /^https?$/ }).default(DEFAULT_BACKEND_URL),
+  /**
+   * the backend replicas (docs/backends.md): `{ id?, flavour: 'vllm' | 'sglang', url, models?, key? }` entries or
+   * `flavour=url` strings (the repeatable flag `--backend`; comma-separated in `TOKENTAP_BACKENDS`); ids default to
+   * `<flavour>-<n>` and are unique. Given together with `backendUrl`, a config error
+   */
+  backends: backendsSetting().default([]),
   /** API key tokentap sends to the backend; the harness's own key is never forwarded */
   backendKey: z.string().min(1).optional(),
   /** SQLite database file; ':memory:' keeps nothing */
@@ -129,6 +138,22 @@ export const gatewayConfigSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `json` lines or `pino-pretty` text; default: pretty when stdout is a terminal, JSON otherwise */
   logFormat: z.enum(LOG_FORMATS).optional(),
+});
+
+/**
+ * Every setting of the gateway, in one vocabulary: `backendUrl` = `--backend-url` = `TOKENTAP_BACKEND_URL`.
+ * docs/config.md lists them (key | env | flag | default).
+ */
+export const gatewayConfigSchema = gatewaySettings.superRefine((config, context) => {
+  // two answers to "where is the backend" are refused rather than one silently ignored (an unchanged default
+  // backendUrl is no answer)
+  if (config.backends.length > 0 && config.backendUrl !== DEFAULT_BACKEND_URL) {
+    context.addIssue({
+      code: 'custom',
+      path: ['backends'],
+      message: 'cannot be given with backendUrl (the one backend when no backends are listed): give one of the two',
+    });
+  }
 });
 
 /** A boolean from code, or from a flag or environment variable as text (`true`/`false`, `1`/`0`, `yes`/`no`). */
