@@ -2,7 +2,9 @@ import { isRecord } from '../../core/json/is-record.js';
 import { createReasoningDeltaReader } from '../../model-format/backend-fields/create-reasoning-delta-reader.js';
 import type { ChatTokenRecord } from './chat-token-record.js';
 import { TokenTally } from './token-tally.js';
-import { readChoiceTokens, readPromptTokenIds, readUsage } from './vllm-chat-response.js';
+import { readChoiceTokens, readPromptTokenIds, readUsage, readWeightVersion } from './vllm-chat-response.js';
+import { readTokenIds } from './read-token-ids.js';
+import { withMatchedStop } from './sglang/matched-stop.js';
 import type { StreamAssembler } from './stream-assembler.js';
 
 interface AssembledToolCall {
@@ -14,7 +16,8 @@ interface AssembledToolCall {
 /**
  * Gathers a streamed chat completion (choice 0) as the chunks arrive: token ids, logprobs, usage, and the
  * assembled message, so a streamed call is stored like a non-streamed one. Reads the backend's chunks before
- * anything is stripped from them.
+ * anything is stripped from them. vLLM and SGLang alike: prompt ids top-level (vLLM) or in the choice (SGLang),
+ * `stop_reason` (vLLM) or `matched_stop` (SGLang), SGLang's `metadata.weight_version`.
  *
  * @example
  * const assembler = new ChatStreamAssembler();
@@ -45,6 +48,7 @@ export class ChatStreamAssembler implements StreamAssembler {
     }
     this.#tally.addPromptIds(readPromptTokenIds(chunk));
     this.#tally.addUsage(readUsage(chunk));
+    this.#tally.addWeightVersion(readWeightVersion(chunk));
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const choice = choices.find((entry) => isRecord(entry) && (entry.index ?? 0) === 0);
     if (!isRecord(choice)) return;
@@ -52,7 +56,9 @@ export class ChatStreamAssembler implements StreamAssembler {
   }
 
   #addChoice(choice: Record<string, unknown>): void {
-    this.#tally.addChoice(readChoiceTokens(choice));
+    // SGLang puts a chat call's prompt ids in the choice (vLLM: top level, read above; the first that come win)
+    this.#tally.addPromptIds(readTokenIds(choice.prompt_token_ids, 'prompt_token_ids'));
+    this.#tally.addChoice(withMatchedStop(readChoiceTokens(choice), choice));
     if (isRecord(choice.delta)) this.#addDelta(choice.delta);
   }
 

@@ -8,7 +8,8 @@ export interface ChatTokenRecord {
   completionLogprobs: number[] | null;
   finishReason: string | null;
   stopReason: string | number | null;
-  usage: { promptTokens?: number; completionTokens?: number } | null;
+  /** the backend's counts; `cachedTokens`: prompt tokens served from its prefix cache (SGLang `cached_tokens`, OpenAI `prompt_tokens_details.cached_tokens`) */
+  usage: { promptTokens?: number; completionTokens?: number; cachedTokens?: number } | null;
   flags: CallFlag[];
   /** the backend's own weight version (SGLang `weight_version`), null or absent when it reported none (vLLM) */
   weightVersion?: string | null;

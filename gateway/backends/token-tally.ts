@@ -9,7 +9,7 @@ export interface ChoiceTokenFields {
   stopReason: string | number | null;
 }
 
-type Usage = { promptTokens?: number; completionTokens?: number };
+type Usage = { promptTokens?: number; completionTokens?: number; cachedTokens?: number };
 
 /**
  * The token side of one backend call, summed as payloads arrive: prompt ids (the first that come), completion
@@ -33,6 +33,7 @@ export class TokenTally {
   #finishReason: string | null = null;
   #stopReason: string | number | null = null;
   #usage: Usage | null = null;
+  #weightVersion: string | null = null;
 
   get finished(): boolean {
     return this.#finishReason !== null;
@@ -55,6 +56,11 @@ export class TokenTally {
 
   addUsage(usage: Usage | null): void {
     if (usage !== null) this.#usage = usage;
+  }
+
+  /** SGLang names the weights that served the call on its answers; the last one named wins. */
+  addWeightVersion(weightVersion: string | null): void {
+    if (weightVersion !== null) this.#weightVersion = weightVersion;
   }
 
   addChoice(fields: ChoiceTokenFields): void {
@@ -83,6 +89,8 @@ export class TokenTally {
       finishReason: this.#finishReason,
       stopReason: this.#stopReason,
       usage: this.#usage,
+      // only where the backend named one (SGLang): a vLLM call's record stays as it was
+      ...(this.#weightVersion === null ? {} : { weightVersion: this.#weightVersion }),
     };
     const tokenSource = this.#sawTokenIds || this.#promptTokenIds !== null ? 'backend' : 'none';
     if (this.#invalidPromptIds || this.#invalidCompletionIds) {

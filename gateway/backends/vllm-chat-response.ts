@@ -27,12 +27,19 @@ export function readPromptTokenIds(payload: Record<string, unknown>): number[] |
   return readTokenIds(payload.prompt_token_ids, 'prompt_token_ids');
 }
 
-export function readUsage(payload: Record<string, unknown>): { promptTokens?: number; completionTokens?: number } | null {
+export function readUsage(payload: Record<string, unknown>): { promptTokens?: number; completionTokens?: number; cachedTokens?: number } | null {
   if (!isRecord(payload.usage)) return null;
-  const usage: { promptTokens?: number; completionTokens?: number } = {};
+  const usage: { promptTokens?: number; completionTokens?: number; cachedTokens?: number } = {};
   if (typeof payload.usage.prompt_tokens === 'number') usage.promptTokens = payload.usage.prompt_tokens;
   if (typeof payload.usage.completion_tokens === 'number') usage.completionTokens = payload.usage.completion_tokens;
+  const details = payload.usage.prompt_tokens_details;
+  if (isRecord(details) && typeof details.cached_tokens === 'number') usage.cachedTokens = details.cached_tokens;
   return usage;
+}
+
+/** SGLang's weight version (`metadata.weight_version` on its OpenAI answers), null when the payload has none. */
+export function readWeightVersion(payload: Record<string, unknown>): string | null {
+  return isRecord(payload.metadata) && typeof payload.metadata.weight_version === 'string' ? payload.metadata.weight_version : null;
 }
 
 /** A mid-stream or body error: newer vLLM sends `{"error":{...}}`, older a flat `{"object":"error",...}`, no choices. */
@@ -54,7 +61,11 @@ export function stripInjectedFields(payload: Record<string, unknown>, asked: Har
   if (!Array.isArray(payload.choices)) return true;
   for (const choice of payload.choices) {
     if (!isRecord(choice)) continue;
-    if (!asked.tokenIds) delete choice.token_ids;
+    if (!asked.tokenIds) {
+      delete choice.token_ids;
+      // SGLang's chat puts the prompt ids in the choice (vLLM: top level, above)
+      delete choice.prompt_token_ids;
+    }
     if (!asked.logprobs) {
       if ('logprobs' in choice) choice.logprobs = null;
     } else if (isRecord(choice.logprobs) && Array.isArray(choice.logprobs.content)) {

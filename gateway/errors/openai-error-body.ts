@@ -5,8 +5,13 @@ export interface OpenAiErrorBody {
   error: { message: string; type: string; param: string | null; code: string | number | null };
 }
 
-/** vLLM's context-length wording, in the flat (< 0.10.1) and nested (>= 0.10.1) error bodies alike. */
-const CONTEXT_LENGTH_PATTERN = /maximum context length|context length is|prompt is too long|exceeds the model's context/i;
+/**
+ * vLLM's context-length wording, in the flat (< 0.10.1) and nested (>= 0.10.1) error bodies alike, and SGLang's
+ * ("The input (N tokens) is longer than the model's context length (M tokens).", "Requested token count exceeds the
+ * model's maximum context length ...").
+ */
+const CONTEXT_LENGTH_PATTERN =
+  /maximum context length|context length is|prompt is too long|exceeds the model's context|longer than the model's context length/i;
 
 /**
  * Builds OpenAI's error body for a TokentapError.
@@ -33,7 +38,8 @@ function readString(value: unknown): string | null {
 }
 
 /**
- * Turns a backend's error body (vLLM nested or flat shape, or anything else) into OpenAI's shape, keeping
+ * Turns a backend's error body (vLLM nested or flat shape, SGLang's flat `ErrorResponse`, its `/generate`
+ * `{"error": {"message"}}` and FastAPI's `{"detail"}`, or anything else) into OpenAI's shape, keeping
  * message, type and param. A context-length error gets the code `context_length_exceeded`, which OpenAI
  * clients and harnesses react to by compacting instead of failing.
  *
@@ -42,7 +48,11 @@ function readString(value: unknown): string | null {
 export function normalizeBackendErrorBody(body: unknown, status: number): OpenAiErrorBody {
   const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const inner = typeof record.error === 'object' && record.error !== null ? (record.error as Record<string, unknown>) : record;
-  const rawMessage = readString(inner.message) ?? (typeof body === 'string' && body.length > 0 ? body : `Backend answered HTTP ${status}`);
+  // FastAPI's own errors (SGLang raises HTTPException for a 503/500 abort) say `{"detail": "..."}`
+  const rawMessage =
+    readString(inner.message) ??
+    readString(record.detail) ??
+    (typeof body === 'string' && body.length > 0 ? body : `Backend answered HTTP ${status}`);
   const isContextLength = CONTEXT_LENGTH_PATTERN.test(rawMessage);
   const code = isContextLength ? 'context_length_exceeded' : ((inner.code as string | number | null | undefined) ?? status);
   return {
