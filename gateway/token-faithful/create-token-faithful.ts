@@ -3,6 +3,9 @@ import type { BackendClient } from '../backends/vllm.js';
 import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
 import { isRecord } from '../../core/json/is-record.js';
+import type { BackendFlavour, ReplicaCapabilities } from '../backends/fleet/fleet-types.js';
+import { buildGenerateRequest } from '../backends/sglang/generate-request.js';
+import { GenerateToCompletion } from '../backends/sglang/generate-to-completion.js';
 import { createBackendPromptRenderer } from './backend-prompt-renderer.js';
 import { completionRequestFromChat } from './completion-request-from-chat.js';
 import { canonicalMessage, extendPrefixHash } from './conversation-hashes.js';
@@ -43,18 +46,31 @@ export interface PrepareInput {
 export interface TokenFaithfulRoute {
   backendPath: string;
   backendBody: Record<string, unknown>;
-  createAssembler: () => TokenFaithfulAssembler;
+  /**
+   * the assembler for one attempt; SGLang's route takes the serving replica's capabilities (whether its `/generate`
+   * streams are incremental: a hint, the stream itself decides once it can tell), vLLM's ignores them
+   */
+  createAssembler: (capabilities?: Pick<ReplicaCapabilities, 'incrementalStreaming'>) => TokenFaithfulAssembler;
   renderer: ChatCallRenderer;
+}
+
+/** The outcome of `prepare` for a covered model. */
+export interface TokenFaithfulPrepared {
+  /** the vLLM route (`routes.vllm`), kept for callers that know one backend flavour */
+  route: TokenFaithfulRoute | null;
+  /** the call's route on each backend flavour (docs/backends.md): vLLM `/v1/completions`, SGLang `/generate`; null with `route` */
+  routes: Record<BackendFlavour, TokenFaithfulRoute> | null;
+  metadata: Record<string, unknown>;
 }
 
 export interface TokenFaithful {
   readonly counters: TokenFaithfulCounters;
   /**
-   * The route for a call of a covered model, with the call metadata saying how its prompt came about; `route`
-   * is null when the prompt could not be rendered (the call then goes to the chat endpoint as usual, and the
-   * metadata says why). Null for models not covered.
+   * The routes for a call of a covered model (one per backend flavour: send `routes[lease.flavour]`), with the call
+   * metadata saying how its prompt came about; `route` and `routes` are null when the prompt could not be rendered
+   * (the call then goes to the chat endpoint as usual, and the metadata says why). Null for models not covered.
    */
-  prepare(input: PrepareInput): Promise<{ route: TokenFaithfulRoute | null; metadata: Record<string, unknown> } | null>;
+  prepare(input: PrepareInput): Promise<TokenFaithfulPrepared | null>;
 }
 
 /**
@@ -87,7 +103,8 @@ export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithfu
         return plainRoute(mode.counters, 'render-failed', (error as Error).message);
       }
       countPlan(mode.counters, plan);
-      return { metadata: { tokenFaithful: describePlan(plan) }, route: routeFor(mode, input, request, plan) };
+      const routes = routesFor(mode, input, request, plan);
+      return { metadata: { tokenFaithful: describePlan(plan) }, route: routes.vllm, routes };
     },
   };
 }
@@ -105,11 +122,16 @@ function unsuitedReason(chatBody: Record<string, unknown>, request: PromptReques
   if (chatBody.continue_final_message === true) return 'continue-final-message';
   // token ids cannot carry an image's pixels
   if (request.messages.some(hasNonTextPart)) return 'multimodal-content';
+  // the session history keeps one completion per call, and the translation reads choice 0 only
+  if (typeof chatBody.n === 'number' && chatBody.n > 1) return 'several-choices';
   return null;
 }
 
-/** The completions request, the assembler that reads it back as chat, and the renderer that remembers the call. */
-function routeFor(mode: ModeState, input: PrepareInput, request: PromptRequest, plan: PromptPlan): TokenFaithfulRoute {
+/**
+ * Each flavour's request, the assembler that reads its answer back as chat, and the renderer that remembers the call
+ * (whichever route was sent: a retry on another replica makes a new assembler, the last one is remembered).
+ */
+function routesFor(mode: ModeState, input: PrepareInput, request: PromptRequest, plan: PromptPlan): Record<BackendFlavour, TokenFaithfulRoute> {
   const parserOptions: OutputParserOptions = {
     reasoning: mode.options.reasoningParser,
     toolCalls: mode.options.toolCallParser,
@@ -120,18 +142,35 @@ function routeFor(mode: ModeState, input: PrepareInput, request: PromptRequest, 
   const remember = (): void => {
     if (assembler !== null) rememberCall(mode.history, input, plan, assembler);
   };
+  const renderer = rememberingRenderer(input.renderer, remember);
+  const model = typeof input.chatBody.model === 'string' ? input.chatBody.model : null;
   return {
-    backendPath: '/v1/completions',
-    backendBody: completionRequestFromChat(input.chatBody, plan.promptIds),
-    createAssembler: () => (assembler = new TokenFaithfulAssembler(parserOptions)),
-    renderer: rememberingRenderer(input.renderer, remember),
+    vllm: {
+      backendPath: '/v1/completions',
+      backendBody: completionRequestFromChat(input.chatBody, plan.promptIds),
+      createAssembler: () => (assembler = new TokenFaithfulAssembler(parserOptions)),
+      renderer,
+    },
+    sglang: {
+      backendPath: '/generate',
+      backendBody: buildGenerateRequest(input.chatBody, plan.promptIds),
+      createAssembler: (capabilities) => {
+        const translate = new GenerateToCompletion({ promptIds: plan.promptIds, model, incrementalStreaming: capabilities?.incrementalStreaming });
+        return (assembler = new TokenFaithfulAssembler(parserOptions, translate));
+      },
+      renderer,
+    },
   };
 }
 
-function plainRoute(counters: TokenFaithfulCounters, reason: string, error?: string): { route: null; metadata: Record<string, unknown> } {
+function plainRoute(counters: TokenFaithfulCounters, reason: string, error?: string): TokenFaithfulPrepared {
   counters.plain++;
   counters.reasons[reason] = (counters.reasons[reason] ?? 0) + 1;
-  return { route: null, metadata: { tokenFaithful: { mode: 'plain', reason, ...(error === undefined ? {} : { error: error.slice(0, 500) }) } } };
+  return {
+    route: null,
+    routes: null,
+    metadata: { tokenFaithful: { mode: 'plain', reason, ...(error === undefined ? {} : { error: error.slice(0, 500) }) } },
+  };
 }
 
 function hasNonTextPart(message: Record<string, unknown>): boolean {
@@ -161,8 +200,9 @@ function rememberCall(history: SessionTokenHistory, input: PrepareInput, plan: P
 }
 
 /**
- * The sampled id that ended the turn: the EOS (stop_reason null) or a stop token id, which vLLM keeps in
- * `token_ids`. A stop string is not in the ids, and max tokens cut the turn: neither can be extended.
+ * The sampled id that ended the turn: the EOS (stop_reason null on vLLM; SGLang names it, `matched` = the EOS id) or
+ * a stop token id, which vLLM keeps in `token_ids` and SGLang in `output_ids` (`output_ids_through_stop`: "stop
+ * position is included"). A stop string is not one id, and max tokens cut the turn: neither can be extended.
  */
 function endOfTurnId(record: ChatTokenRecord): number | null {
   const last = record.completionTokenIds?.at(-1);

@@ -6,12 +6,19 @@ import { isRecord } from '../../core/json/is-record.js';
 import { CompletionToChat } from './completion-to-chat.js';
 import type { OutputParserOptions } from './output-parsers.js';
 
+/** Rewrites another endpoint's payloads, in place, into `/v1/completions` ones (SGLang `/generate`: generate-to-completion.ts). */
+export interface CompletionPayloadTranslator {
+  chunk(payload: Record<string, unknown>): void;
+  body(body: Record<string, unknown>): void;
+}
+
 /**
  * Reads a token-faithful call: the `/v1/completions` payloads the backend sent, for the exact ids (prompt ids,
  * completion ids, logprobs, finish), then rewrites each payload in place into the chat shape (completion-to-chat.ts)
  * and gathers that too, for the stored response body and the assistant message the session history keeps.
  * The pipeline hands the same payload object to the front door's renderer right after `add`, so the renderer sees
- * a chat chunk, exactly as on the chat path.
+ * a chat chunk, exactly as on the chat path. A backend whose token-in endpoint is not `/v1/completions` (SGLang's
+ * `/generate`) gives a first-stage translator that makes its payloads completions ones first.
  *
  * @example
  * const assembler = new TokenFaithfulAssembler(parserOptions);
@@ -21,9 +28,11 @@ export class TokenFaithfulAssembler implements StreamAssembler {
   readonly #tokens = new CompletionStreamAssembler();
   readonly #chat = new ChatStreamAssembler();
   readonly #translate: CompletionToChat;
+  readonly #firstStage: CompletionPayloadTranslator | undefined;
 
-  constructor(options: OutputParserOptions) {
+  constructor(options: OutputParserOptions, firstStage?: CompletionPayloadTranslator) {
     this.#translate = new CompletionToChat(options);
+    this.#firstStage = firstStage;
   }
 
   get finished(): boolean {
@@ -31,12 +40,14 @@ export class TokenFaithfulAssembler implements StreamAssembler {
   }
 
   add(payload: Record<string, unknown>): void {
+    this.#firstStage?.chunk(payload);
     this.#tokens.add(payload);
     this.#translate.chunk(payload);
     this.#chat.add(payload);
   }
 
   addBody(body: Record<string, unknown>): void {
+    this.#firstStage?.body(body);
     this.#tokens.addBody(body);
     this.#translate.body(body);
     this.#chat.addBody(body);
