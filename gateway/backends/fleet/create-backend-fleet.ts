@@ -1,6 +1,6 @@
 import { TokentapError } from '../../../core/errors/tokentap-error.js';
 import type { BackendClient } from '../vllm.js';
-import { createFleetReplica, isInService, replicaSnapshot, servedModels, type FleetReplica } from './fleet-replica.js';
+import { createFleetReplica, replicaSnapshot, servedModels, type FleetReplica } from './fleet-replica.js';
 import { SILENT_FLEET_LOGGER, type FleetLogger } from './fleet-logger.js';
 import type { BackendFleet, BackendSpec, CallObservation, PickInput, ReplicaLease } from './fleet-types.js';
 import { leaseReplica } from './lease-replica.js';
@@ -63,16 +63,19 @@ export function createBackendFleet(options: BackendFleetOptions): BackendFleet {
 
   function pick(input: PickInput): ReplicaLease {
     const pool = selectPool(replicas, input.model);
-    const usable = pool.replicas.filter((replica) => isInService(replica) && !input.exclude.has(replica.id));
-    if (usable.length === 0) throw unavailable(input, pool.replicas);
+    const candidates = pool.replicas.filter((replica) => !replica.draining && !input.exclude.has(replica.id));
+    if (candidates.length === 0) throw unavailable(input, pool.replicas);
+    const usable = candidates.filter((replica) => replica.healthy);
+    // none up: the one down longest is tried all the same (the checks may not have seen it back; one backend restarting)
+    if (usable.length === 0)
+      return leaseReplica(candidates.reduce((longest, replica) => (replica.downSince < longest.downSince ? replica : longest)));
     if (input.sessionId === null) {
       const chosen = leastInFlightPick(usable, turns.get(pool.key) ?? -1)!;
       turns.set(pool.key, chosen.index);
       return leaseReplica(chosen);
     }
     const key = `${pool.key}\u0000${input.sessionId}`;
-    const pinned = pins.get(key);
-    const kept = usable.find((replica) => replica.id === pinned);
+    const kept = usable.find((replica) => replica.id === pins.get(key));
     if (kept !== undefined) return leaseReplica(kept);
     const placed = byId.get(
       rendezvousPick(
@@ -138,9 +141,8 @@ export function createBackendFleet(options: BackendFleetOptions): BackendFleet {
 
 function unavailable(input: PickInput, pool: readonly FleetReplica[]): TokentapError {
   const states = pool.map((replica) => {
-    if (input.exclude.has(replica.id)) return `${replica.id} failed this call`;
-    if (!replica.healthy) return `${replica.id} down (${replica.lastError ?? 'health check failed'})`;
-    return `${replica.id} draining`;
+    const health = replica.healthy ? '' : `, down (${replica.lastError ?? 'health check failed'})`;
+    return `${replica.id} ${input.exclude.has(replica.id) ? 'failed this call' : 'draining'}${health}`;
   });
   const model = input.model === null ? '' : ` for model '${input.model}'`;
   return new TokentapError('TT_BACKEND_UNAVAILABLE', { message: `No backend replica is available${model}: ${states.join('; ')}` });

@@ -13,6 +13,8 @@ export interface FleetReplica {
   healthy: boolean;
   draining: boolean;
   lastError: string | null;
+  /** when it went down, as the order of the fleet's downs (lower: down longer); 0 while it never was */
+  downSince: number;
   /** moves on every health change, so a check begun before one is not applied after it */
   epoch: number;
   /** `spec.models` is given or `/v1/models` answered: what it serves is known (else it is in every pool that has no replica) */
@@ -40,6 +42,7 @@ export function createFleetReplica(spec: BackendSpec, index: number, client: Bac
     healthy: true,
     draining: false,
     lastError: null,
+    downSince: 0,
     epoch: 0,
     modelsKnown: spec.models.length > 0,
     capabilities: {
@@ -60,11 +63,6 @@ export function createFleetReplica(spec: BackendSpec, index: number, client: Bac
 /** The model names a replica serves: its spec's, else what its `/v1/models` listed (empty while unknown). */
 export function servedModels(replica: FleetReplica): string[] {
   return replica.spec.models.length > 0 ? replica.spec.models : replica.capabilities.models;
-}
-
-/** Up and not drained: it may take new calls. */
-export function isInService(replica: FleetReplica): boolean {
-  return replica.healthy && !replica.draining;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface ReplicaHealthOptions {
  */
 export function createReplicaHealth(options: ReplicaHealthOptions): ReplicaHealth {
   const { logger, pins, closing } = options;
+  /** counts the fleet's downs: a replica's `downSince` orders it among the others down */
+  let downs = 0;
   const probeSignal = (): AbortSignal => AbortSignal.any([AbortSignal.timeout(options.probeTimeoutMs), closing]);
 
   function applyProbe(replica: FleetReplica, probe: ReplicaProbe): void {
@@ -43,12 +45,20 @@ export function createReplicaHealth(options: ReplicaHealthOptions): ReplicaHealt
     if (replica.spec.detectFlavour === true && detected !== null) replica.flavour = detected;
   }
 
-  function takeDown(replica: FleetReplica, reason: string): void {
+  /** Out of service with its sessions unpinned; the number of sessions moved, or null when it was down already. */
+  function setDown(replica: FleetReplica, reason: string | null): number | null {
     replica.epoch += 1;
     replica.lastError = reason;
-    if (!replica.healthy) return;
+    if (!replica.healthy) return null;
     replica.healthy = false;
-    const sessionsMoved = pins.unpinReplica(replica.id);
+    downs += 1;
+    replica.downSince = downs;
+    return pins.unpinReplica(replica.id);
+  }
+
+  function takeDown(replica: FleetReplica, reason: string): void {
+    const sessionsMoved = setDown(replica, reason);
+    if (sessionsMoved === null) return;
     logger.warn(
       { backend: replica.id, url: replica.client.url, reason, sessionsMoved },
       'backend replica down: out of its pools until a health check passes',
@@ -100,13 +110,9 @@ export function createReplicaHealth(options: ReplicaHealthOptions): ReplicaHealt
   async function probeAtStart(replica: FleetReplica): Promise<void> {
     const probe = await probeReplica(replica.client, { spec: replica.spec, signal: probeSignal() });
     applyProbe(replica, probe);
+    // down at start is said once, by logReplicaProbe
     if (probe.healthy) replica.lastError = null;
-    else {
-      replica.epoch += 1;
-      replica.healthy = false;
-      replica.lastError = probe.error;
-      pins.unpinReplica(replica.id);
-    }
+    else setDown(replica, probe.error);
     logReplicaProbe(logger, replica, probe, 'start');
   }
 

@@ -174,19 +174,30 @@ describe('pools per model', () => {
     expect(fleet.pick(call('s', 'm2')).id).toBe('b');
   });
 
-  it('answers TT_BACKEND_UNAVAILABLE naming each replica when none of the pool is in service', async () => {
+  it('leases the replica down longest when none of the pool is up (a restarting backend keeps being tried)', async () => {
+    const fleet = track(createTestFleet(await offlineSpecs(3)));
+    fleet.markFailed('vllm-2', 'Inference backend unreachable (ECONNREFUSED)');
+    fleet.markFailed('vllm-1', 'Inference backend unreachable (ECONNREFUSED)');
+    expect(fleet.pick(call('s')).id).toBe('vllm-3');
+    fleet.markFailed('vllm-3', 'Inference backend unreachable (ECONNREFUSED)');
+    expect(fleet.pick(call('s')).id).toBe('vllm-2');
+    expect(fleet.pick(call(null, null, new Set(['vllm-2']))).id).toBe('vllm-1');
+  });
+
+  it('answers TT_BACKEND_UNAVAILABLE naming each replica when every one of the pool is drained or failed this call', async () => {
     const fleet = track(createTestFleet(await offlineSpecs(2)));
     fleet.markFailed('vllm-1', 'Inference backend unreachable (ECONNREFUSED)');
     fleet.drain('vllm-2');
     let thrown: unknown;
     try {
-      fleet.pick(call('s'));
+      fleet.pick(call('s', null, new Set(['vllm-1'])));
     } catch (error) {
       thrown = error;
     }
     expect(isTokentapError(thrown, 'TT_BACKEND_UNAVAILABLE')).toBe(true);
-    expect((thrown as Error).message).toContain('vllm-1 down (Inference backend unreachable (ECONNREFUSED))');
+    expect((thrown as Error).message).toContain('vllm-1 failed this call, down (Inference backend unreachable (ECONNREFUSED))');
     expect((thrown as Error).message).toContain('vllm-2 draining');
+    expect((thrown as { status: number }).status).toBe(503);
   });
 });
 
