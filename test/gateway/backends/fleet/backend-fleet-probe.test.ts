@@ -51,6 +51,45 @@ describe('the start-up probe', () => {
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
   });
 
+  it('finds an SGLang replica: its version and streaming mode from /get_server_info, its models, its token ids', async () => {
+    const sim = await createSimBackend({ flavour: 'sglang', fast: true, modelName: 'Qwen/Qwen3-8B', incrementalStreamingOutput: true });
+    const url = await sim.listen();
+    cleanups.push(() => sim.close());
+    const { logger, lines } = recordingLogger();
+    // configured as vLLM and asked to detect: the single --backend-url replica pointed at SGLang
+    const fleet = track(createTestFleet([{ id: 'backend', flavour: 'vllm', url, models: [], detectFlavour: true }], { logger }));
+    await fleet.start();
+    expect(fleet.snapshot()[0]).toMatchObject({
+      flavour: 'sglang',
+      state: 'up',
+      models: ['Qwen/Qwen3-8B'],
+      capabilities: { version: '0.5.10', detectedFlavour: 'sglang', returnsTokenIds: true, tokenIdsNote: null, incrementalStreaming: true },
+    });
+    expect(fleet.pick({ model: 'Qwen/Qwen3-8B', sessionId: 's', exclude: new Set() }).flavour).toBe('sglang');
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('notes that an SGLang without return_token_ids on its OpenAI endpoints still has token ids on /generate', async () => {
+    // SGLang before PR #30917: the request model has no return_token_ids, and the answer no token-id fields
+    const sim = await createSimBackend({ flavour: 'sglang', fast: true });
+    sim.app.addHook('preHandler', async (request) => {
+      if (request.body !== null && typeof request.body === 'object') delete (request.body as Record<string, unknown>).return_token_ids;
+    });
+    const url = await sim.listen();
+    cleanups.push(() => sim.close());
+    const { logger, lines } = recordingLogger();
+    const fleet = track(createTestFleet([{ id: 'sglang-1', flavour: 'sglang', url, models: [] }], { logger }));
+    await fleet.start();
+    const { capabilities } = fleet.snapshot()[0]!;
+    expect(capabilities.returnsTokenIds).toBe(false);
+    expect(capabilities.tokenIdsNote).toContain('/generate always returns output_ids');
+    expect(capabilities.tokenIdsNote).toContain('--token-faithful');
+    expect(lines.find((line) => line.level === 'error')).toMatchObject({
+      message: 'backend replica returns no token ids',
+      fields: { backend: 'sglang-1' },
+    });
+  });
+
   it('says loudly, with what to do, when a replica answers without token ids (vLLM before 0.10.2)', async () => {
     // vLLM before 0.10.2 ignores return_token_ids (its request models allow extra fields) and has no token-id fields
     const sim = await createSimBackend({ fast: true, unrequestedTokenIds: 'absent' });
