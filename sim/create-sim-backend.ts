@@ -10,11 +10,13 @@ import type { SimGenerationRecord } from './sim-generation-record.js';
 import { DEFAULT_MAX_MODEL_LEN, DEFAULT_MODEL_NAME, type SimBackendOptions } from './sim-options.js';
 import { createScriptBook, parseSimScript, type SimScript } from './sim-script.js';
 import { VllmError, vllmErrorBody } from './vllm-error.js';
+import { registerSglangRoutes } from './sglang/register-sglang-routes.js';
+import { setSglangErrorHandlers } from './sglang/sglang-error-handler.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 
 export type SimEventName = 'cancel' | 'generation';
 
-/** A running simulated vLLM server. */
+/** A running simulated vLLM (or SGLang) server. */
 export interface SimBackend {
   /** the fastify instance (use `app.inject()` in tests that need no socket) */
   app: FastifyInstance;
@@ -28,12 +30,15 @@ export interface SimBackend {
   setScript(script: SimScript | null): void;
   /** `generation`: a record was appended; `cancel`: a client closed its connection before the answer ended */
   on(event: SimEventName, listener: (record: SimGenerationRecord) => void): SimBackend;
+  /** SGLang flavour: the weight version answers report from now on (as `POST /update_weight_version` sets it) */
+  setWeightVersion(version: string): void;
 }
 
 /**
  * Builds the simulated vLLM backend: vLLM's OpenAI-compatible routes over the real Qwen3 tokenizer and
  * chat template, answering from a script or a seeded random policy, with faults on demand. The tokenizer is
- * loaded here (about a second, once per process) unless `fast` is set.
+ * loaded here (about a second, once per process) unless `fast` is set. `flavour: 'sglang'` serves SGLang's
+ * routes instead (native `/generate`, its OpenAI-compatible endpoints and service routes).
  *
  * @example
  * const sim = await createSimBackend({ script: { replies: [{ content: 'Hi!' }] } });
@@ -49,10 +54,15 @@ export async function createSimBackend(options: SimBackendOptions = {}): Promise
     bodyLimit: 64 * 1024 * 1024,
     forceCloseConnections: true,
   });
-  setErrorHandlers(app, context);
-  registerChatCompletions(app, context);
-  registerCompletions(app, context);
-  registerServiceRoutes(app, context);
+  if (context.flavour === 'sglang') {
+    setSglangErrorHandlers(app);
+    registerSglangRoutes(app, context);
+  } else {
+    setErrorHandlers(app, context);
+    registerChatCompletions(app, context);
+    registerCompletions(app, context);
+    registerServiceRoutes(app, context);
+  }
   const backend: SimBackend = {
     app,
     log: context.log,
@@ -71,6 +81,9 @@ export async function createSimBackend(options: SimBackendOptions = {}): Promise
       context.events.on(event, listener);
       return backend;
     },
+    setWeightVersion(version) {
+      context.weightVersion = version;
+    },
   };
   return backend;
 }
@@ -82,13 +95,19 @@ function createContext(options: SimBackendOptions): SimContext {
   const streamInterval = options.streamInterval ?? 1;
   if (!Number.isInteger(streamInterval) || streamInterval < 1)
     throw new TokentapError('TT_INVALID_ARGUMENT', { message: `streamInterval must be a whole number from 1, got ${streamInterval}` });
+  const flavour = options.flavour ?? 'vllm';
   return {
+    flavour,
+    incrementalStreamingOutput: options.incrementalStreamingOutput ?? false,
+    weightVersion: options.weightVersion ?? 'default',
+    recentPrompts: [],
     modelName: options.modelName ?? DEFAULT_MODEL_NAME,
     acceptAnyModel: options.acceptAnyModel ?? false,
     seed: options.seed ?? 0,
     fast: options.fast ?? false,
     reasoningField: options.reasoningField ?? 'reasoning',
-    errorShape: options.errorShape ?? 'nested',
+    // SGLang's ErrorResponse is the flat `{object: "error", message, type, param, code}`
+    errorShape: flavour === 'sglang' ? 'flat' : (options.errorShape ?? 'nested'),
     dropStreamedToolCallIds: options.dropStreamedToolCallIds ?? false,
     unrequestedTokenIds: options.unrequestedTokenIds ?? 'null',
     tokenIntervalMs: tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0,

@@ -68,8 +68,11 @@ const ASSISTANT_TURN_IDS = [151644, 77091, 198];
  * A scripted reply's reasoning is written (as `<think>…</think>`) when the prompt ends by opening a Qwen3 assistant
  * turn with thinking left on, as a chat prompt rendered by a token-faithful gateway does: the model then thinks
  * first. After the template's thinking-off opening (`<think>\n\n</think>\n\n`) or a plain text prompt it does not.
+ *
+ * @example
+ * opensThinkingTurn(record); // true for a prompt ending in `<|im_start|>assistant\n`
  */
-function opensThinkingTurn(record: SimGenerationRecord): boolean {
+export function opensThinkingTurn(record: SimGenerationRecord): boolean {
   if (record.promptText !== null) return record.promptText.endsWith('<|im_start|>assistant\n');
   const ids = record.promptTokenIds;
   return ASSISTANT_TURN_IDS.every((id, index) => ids[ids.length - ASSISTANT_TURN_IDS.length + index] === id);

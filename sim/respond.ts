@@ -12,7 +12,7 @@ import { writeEventStream, writeJsonBody, type StreamEvent } from './write-respo
 /**
  * Runs a generation handler with its log record. A request that fails before it is recorded (validation,
  * context length, script errors) is still logged, with its status and error message; the error then goes
- * on to the app's error handler, which answers in vLLM's shape.
+ * on to the app's error handler, which answers in the flavour's shape. `requestId` replaces the vLLM-style id (SGLang).
  *
  * @example
  * app.post('/v1/completions', (request, reply) => runWithRecord(context, request, 'completions', (record) => work(record)));
@@ -22,11 +22,12 @@ export async function runWithRecord(
   request: FastifyRequest,
   endpoint: SimGenerationRecord['endpoint'],
   work: (record: SimGenerationRecord) => Promise<void>,
+  requestId?: string,
 ): Promise<void> {
   context.requestCount++;
   const stream = (request.body as { stream?: unknown } | undefined)?.stream === true;
   const prefix = endpoint === 'chat' ? 'chatcmpl' : 'cmpl';
-  const record = emptyRecord({ requestId: responseId(prefix, request), endpoint, stream, model: context.modelName });
+  const record = emptyRecord({ requestId: requestId ?? responseId(prefix, request), endpoint, stream, model: context.modelName });
   try {
     await work(record);
   } catch (error) {

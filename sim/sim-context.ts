@@ -2,12 +2,19 @@ import type { EventEmitter } from 'node:events';
 import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import type { ResolvedSimFault } from './sim-fault.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
-import type { ReasoningField } from './sim-options.js';
+import type { ReasoningField, SimFlavour } from './sim-options.js';
 import type { ScriptBook } from './sim-script.js';
 import type { ErrorShape } from './vllm-error.js';
 
 /** Everything the route handlers share: resolved options, the lazy tokenizer, the script and the log. */
 export interface SimContext {
+  readonly flavour: SimFlavour;
+  /** SGLang's `--incremental-streaming-output` */
+  readonly incrementalStreamingOutput: boolean;
+  /** SGLang's weight version; changed by `POST /update_weight_version` or `setWeightVersion` */
+  weightVersion: string;
+  /** SGLang flavour: recent prompts, so `cached_tokens` reports the prefix a radix cache would hold */
+  readonly recentPrompts: number[][];
   readonly modelName: string;
   readonly acceptAnyModel: boolean;
   readonly seed: number;

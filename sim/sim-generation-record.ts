@@ -5,9 +5,10 @@ import type { ResolvedSimFault } from './sim-fault.js';
  * serialized, so tests can compare what a gateway stored against an independent record.
  */
 export interface SimGenerationRecord {
-  /** the response id (`chatcmpl-…` / `cmpl-…`) */
+  /** the response id (`chatcmpl-…` / `cmpl-…`; SGLang: the request's `rid`, 32 hex digits unless given) */
   requestId: string;
-  endpoint: 'chat' | 'completions';
+  /** `generate`: SGLang's native `POST /generate` */
+  endpoint: 'chat' | 'completions' | 'generate';
   stream: boolean;
   /** the model name the response carries */
   model: string;

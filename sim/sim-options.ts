@@ -6,7 +6,16 @@ import type { ErrorShape } from './vllm-error.js';
 /** Which field carries reasoning: `reasoning` (vLLM ≥ PR #27752), `reasoning_content` (older), or both. */
 export type ReasoningField = 'reasoning' | 'reasoning_content' | 'both';
 
+/** Which server the simulator is: vLLM's OpenAI-compatible API, or SGLang (native `/generate` and its OpenAI routes). */
+export type SimFlavour = 'vllm' | 'sglang';
+
 export interface SimBackendOptions {
+  /** `vllm` (default) or `sglang`: SGLang's routes, fields and errors (see docs/sim.md, "The SGLang flavour") */
+  flavour?: SimFlavour;
+  /** SGLang's `--incremental-streaming-output`: streamed `/generate` frames carry only what is new. Default false */
+  incrementalStreamingOutput?: boolean;
+  /** SGLang's `--weight-version`, reported in `meta_info` and `metadata`; `POST /update_weight_version` changes it. Default `default` */
+  weightVersion?: string;
   /** the served model name; requests naming another model get vLLM's 404. Default `Qwen/Qwen3-8B` */
   modelName?: string;
   /** answer requests for any model name instead of 404 (the response still names `modelName`) */

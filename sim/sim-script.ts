@@ -13,7 +13,7 @@ const scriptMatchSchema = z.strictObject({
   model: z.string().optional(),
   /** the request has (true) or has no (false) tools */
   hasTools: z.boolean().optional(),
-  endpoint: z.enum(['chat', 'completions']).optional(),
+  endpoint: z.enum(['chat', 'completions', 'generate']).optional(),
   stream: z.boolean().optional(),
 });
 
@@ -68,7 +68,8 @@ export type ResolvedSimScript = z.output<typeof simScriptSchema>;
 
 /** What a script entry can match on; extracted once per request. */
 export interface RequestFacts {
-  endpoint: 'chat' | 'completions';
+  /** `generate`: SGLang's native `POST /generate` */
+  endpoint: 'chat' | 'completions' | 'generate';
   stream: boolean;
   model: string | null;
   hasTools: boolean;
