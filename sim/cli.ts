@@ -9,9 +9,14 @@ import type { SimScript } from './sim-script.js';
 
 const USAGE = `Usage: tokentap sim-backend [options]
 
-A simulated vLLM server (OpenAI-compatible) with the real Qwen3 tokenizer and chat template.
+A simulated vLLM server (OpenAI-compatible) with the real Qwen3 tokenizer and chat template,
+or an SGLang server (--flavour sglang: native /generate and SGLang's OpenAI-compatible routes).
 
 Options:
+  --flavour F              vllm | sglang (default vllm)
+  --incremental-streaming-output
+                           SGLang: streamed /generate frames carry only what is new (SGLang's flag)
+  --weight-version V       SGLang: the weight version answers report (default "default")
   --port N                 port to listen on (default 8000)
   --host HOST              address to bind (default 127.0.0.1)
   --script FILE            JSON script of replies and faults (see docs/sim.md)
@@ -27,6 +32,9 @@ Options:
 `;
 
 const flagsSchema = z.strictObject({
+  flavour: z.enum(['vllm', 'sglang']).default('vllm'),
+  'incremental-streaming-output': z.boolean().default(false),
+  'weight-version': z.string().optional(),
   port: z.coerce.number().int().min(0).max(65535).default(8000),
   host: z.string().default('127.0.0.1'),
   script: z.string().optional(),
@@ -66,6 +74,9 @@ export async function runSimBackend(args: string[]): Promise<number> {
   }
   const logger = pino({ level: 'info' });
   const options: SimBackendOptions = {
+    flavour: flags.flavour,
+    incrementalStreamingOutput: flags['incremental-streaming-output'],
+    weightVersion: flags['weight-version'],
     script,
     seed: flags.seed,
     fast: flags.fast,
@@ -80,7 +91,10 @@ export async function runSimBackend(args: string[]): Promise<number> {
   try {
     const sim = await createSimBackend(options);
     const url = await sim.listen({ port: flags.port, host: flags.host });
-    logger.info({ url, model: options.modelName ?? 'Qwen/Qwen3-8B', fast: flags.fast }, 'simulated vLLM backend listening');
+    logger.info(
+      { url, model: options.modelName ?? 'Qwen/Qwen3-8B', fast: flags.fast, flavour: flags.flavour },
+      `simulated ${flavourName(flags.flavour)} backend listening`,
+    );
     await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
     await sim.close();
     return 0;
@@ -90,8 +104,15 @@ export async function runSimBackend(args: string[]): Promise<number> {
   }
 }
 
+function flavourName(flavour: 'vllm' | 'sglang'): string {
+  return flavour === 'sglang' ? 'SGLang' : 'vLLM';
+}
+
 function cliOptions() {
   return {
+    flavour: { type: 'string' },
+    'incremental-streaming-output': { type: 'boolean' },
+    'weight-version': { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
     script: { type: 'string' },
