@@ -2,7 +2,9 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Recorder } from '../recorder/recorder.js';
 import type { TokenFaithfulCounters } from '../token-faithful/token-faithful-counters.js';
 import { fromFastifyError } from '../errors/from-fastify-error.js';
+import type { BackendFleet } from '../backends/fleet/fleet-types.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
+import { backendsHealth } from './backends-health.js';
 import { frontDoorOfRoute } from './front-door-of-route.js';
 
 /** What the observability routes read: the gateway's metrics, the recorder's health and the token-faithful counters. */
@@ -10,6 +12,8 @@ export interface ObservabilityContext {
   metrics: GatewayMetrics;
   recorder: Pick<Recorder, 'health' | 'counters'>;
   tokenFaithful?: { readonly counters: TokenFaithfulCounters };
+  /** the backend replicas: their reachability and token ids are part of the gateway's health */
+  fleet?: Pick<BackendFleet, 'snapshot'>;
 }
 
 /**
@@ -19,7 +23,8 @@ export interface ObservabilityContext {
  *
  * `/healthz` answers `ok`; `degraded` (still 200: calls are served, or refused by `recordFailure`, and a restart
  * would not free a full disk) while the newest store write failed or a call's end waits to be written again
- * (`recording.endsWaiting`); `unhealthy` (503) once recording is given up.
+ * (`recording.endsWaiting`), or a backend replica is down or returns no token ids; `unhealthy` (503) once recording
+ * is given up, or when some model's pool has no replica up (its calls would fail: gateway/metrics/backends-health.ts).
  *
  * @example registerObservabilityRoutes(app, context) // before the front doors, so the hooks see every route
  */
@@ -37,12 +42,15 @@ export function registerObservabilityRoutes(app: FastifyInstance, context: Obser
   });
   app.get('/healthz', async (_request, reply) => {
     const { healthy, ...recording } = context.recorder.health();
-    // a gateway that can no longer record is not healthy: every call would fail (or go unrecorded)
-    if (!healthy) void reply.code(503);
-    const status = !healthy ? 'unhealthy' : recording.failing || recording.endsWaiting > 0 ? 'degraded' : 'ok';
+    const backends = context.fleet === undefined ? undefined : backendsHealth(context.fleet.snapshot());
+    // a gateway that can no longer record, or whose backends cannot serve some model, is not healthy: calls would fail
+    const unhealthy = !healthy || backends?.verdict === 'unhealthy';
+    if (unhealthy) void reply.code(503);
+    const degraded = recording.failing || recording.endsWaiting > 0 || backends?.verdict === 'degraded';
     return {
-      status,
+      status: unhealthy ? 'unhealthy' : degraded ? 'degraded' : 'ok',
       recording: { ...context.recorder.counters, ...recording },
+      ...(backends === undefined ? {} : { backends: backends.section }),
       ...(context.tokenFaithful === undefined ? {} : { tokenFaithful: context.tokenFaithful.counters }),
     };
   });
