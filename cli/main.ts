@@ -12,6 +12,7 @@ Commands:
   diagnose      explain where and why a session's calls do not merge into one sample
   export        write training samples as a dataset for a trainer (verl, slime, TRL, ...; JSONL or Parquet)
   stats         the shape of the dataset an export would write (lengths, rewards, drift)
+  backends      a running gateway's backend replicas (state, load, token ids); drain and undrain one
   reward        store a reward for a recorded session (for verifiers that run after the rollouts)
   migrate       bring a database written by an older tokentap to this version's schema
 
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   stats: async (args) => (await import('./commands/stats.js')).runStats(args, process.env),
   reward: async (args) => (await import('./commands/reward.js')).runReward(args, process.env),
   migrate: async (args) => (await import('./commands/migrate.js')).runMigrate(args, process.env),
+  backends: async (args) => (await import('./commands/backends.js')).runBackends(args, process.env),
 };
 
 async function main(argv: string[]): Promise<number> {
