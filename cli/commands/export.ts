@@ -26,7 +26,7 @@ comes from --out: .jsonl or .parquet. Memory stays bounded (one group at a time)
 complete. Prints a summary: sessions, groups, samples, tokens, trained tokens, and what was dropped and why.
 
   --db FILE            database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
-  --config FILE        JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
+  --config FILE        config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --format NAME        one of the formats below
   --shape NAME         the format's shape, where it has several
   --out PATH           the file to write (.jsonl or .parquet)

@@ -9,7 +9,7 @@ export const MIGRATE_HELP = `Usage: tokentap migrate [--db FILE | --config FILE]
 Brings a database written by an older tokentap to this version's schema (migrations only add; nothing is
 rewritten). \`serve\` does the same on start; reading commands (show, export, stats, ...) never migrate.
   --db FILE     database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
-  --config FILE JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
+  --config FILE config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
 `;
 
 /** `tokentap migrate` */

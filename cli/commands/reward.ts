@@ -15,7 +15,7 @@ history keeps every one (source "cli"). For one export without writing, see toke
   --component NAME=X   a named part of the reward (repeatable): --component correct=1 --component style=0.5
   --call ID            reward one call of the session instead of the whole session
   --db FILE            database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
-  --config FILE        JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
+  --config FILE        config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
 
 Example: tokentap reward 4f0c2a 1 --component correct=1 --db runs.db
 `;

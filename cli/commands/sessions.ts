@@ -16,7 +16,7 @@ Lists recorded sessions, most recently active first: calls, tokens, call status 
 status, group and current reward, and the last call's time. When more sessions match than are listed,
 says how many more.
   --db FILE           database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
-  --config FILE       JSON config file, as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
+  --config FILE       config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
 ${SESSION_FILTER_HELP}  --limit N           at most N sessions (default ${DEFAULT_SESSIONS_LIMIT})
   --json              one JSON object per line instead of a table (the "more" note goes to stderr)
 `;

@@ -58,6 +58,15 @@ describe('every command finds its database by --db, TOKENTAP_DB, --config or TOK
     }
   });
 
+  it('reads the db of a YAML config file (the fleet file tokentap serve reads)', () => {
+    const { db } = recordedDatabase('a', 'run-1');
+    const config = temp.file('fleet.yaml');
+    writeFileSync(config, `backends:\n  - vllm=http://10.0.0.1:8000\ndb: ${JSON.stringify(db)}\n`);
+    const result = runCli(['sessions', '--config', config]);
+    expect(result, result.stderr).toMatchObject({ status: 0, stderr: '' });
+    COMMANDS[0]!.expectOutput(result.stdout);
+  });
+
   it('reads the db of a config file given by TOKENTAP_CONFIG', () => {
     const { config } = recordedDatabase('a', 'run-1');
     for (const { args, expectOutput } of COMMANDS) {
