@@ -3,6 +3,12 @@ import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 import { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { createVllmBackend } from './backends/vllm.js';
+import { createBackendFleet } from './backends/fleet/create-backend-fleet.js';
+import type { BackendSpec } from './backends/fleet/fleet-types.js';
+import { anyReplicaClient } from './backends/any-replica-client.js';
+import { backendSpecs } from './config/backend-specs.js';
+import { registerFleetMetrics } from './metrics/register-fleet-metrics.js';
+import { TokentapError } from '../core/errors/tokentap-error.js';
 import { createRecorder } from './recorder/create-recorder.js';
 import type { Recorder } from './recorder/recorder.js';
 import type { GatewayContext } from './gateway-context.js';
@@ -119,17 +125,27 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     frameworkErrors: createFrameworkErrorAnswer(ERROR_SCOPES_BY_PATH, openAiErrorHandler),
   });
   const drain = installGracefulDrain(app, { timeoutMs: config.shutdownTimeoutMs, logger: logger as FastifyBaseLogger });
-  const backend = createVllmBackend({
-    backendUrl: config.backendUrl,
-    backendKey: config.backendKey,
-    headersTimeoutMs: config.backendHeadersTimeoutMs,
-    bodyTimeoutMs: config.backendBodyTimeoutMs,
-    connections: config.backendConnections,
-    connectTimeoutMs: config.backendConnectTimeoutMs,
+  const specs = backendSpecs(config);
+  refuseUnrenderableFleet(config, specs);
+  const fleet = createBackendFleet({
+    specs,
+    // one keep-alive pool per replica, each with the gateway's timeouts and the replica's own key
+    createClient: (spec) =>
+      createVllmBackend({
+        backendUrl: spec.url,
+        backendKey: spec.key,
+        headersTimeoutMs: config.backendHeadersTimeoutMs,
+        bodyTimeoutMs: config.backendBodyTimeoutMs,
+        connections: config.backendConnections,
+        connectTimeoutMs: config.backendConnectTimeoutMs,
+      }),
+    logger: logger as FastifyBaseLogger,
   });
+  const backend = anyReplicaClient(fleet);
   const recorder = createRecorder({ config, store, storeGiven: givenStore !== undefined, logger: logger as FastifyBaseLogger });
   // a registry per gateway: several gateways in one process never clash (docs/reliability.md)
   const metrics = new GatewayMetrics({ recorder });
+  registerFleetMetrics(metrics.registry, fleet);
   const rollouts = new RolloutControl({
     store,
     pauseMode: config.pauseMode,
@@ -138,8 +154,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   });
   const context: GatewayContext = {
     config,
+    fleet,
     backend,
-    recorder: logCallEnds(observeRecorder(recorder, metrics), logger as FastifyBaseLogger),
+    recorder: logCallEnds(observeRecorder(recorder, metrics, fleet), logger as FastifyBaseLogger),
     rollouts,
     metrics,
     instanceId: instance.id,
@@ -165,7 +182,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     closeReport = { unfinishedCalls: stillRunning + recorded.unfinishedCalls };
     // every call this gateway began is finished now
     instance.stop();
-    await backend.close();
+    await fleet.close();
     if (givenStore === undefined) store.close();
   });
   let listeningAt: string | undefined;
@@ -177,6 +194,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     recorder,
     async listen() {
       await recorder.ready();
+      // each replica is asked once what it is and whether it returns token ids, before the first call (docs/backends.md)
+      await fleet.start();
       // a fleet opening 1,000 connections at once overflowed Node's default backlog of 511 (bench/load: client
       // connect timeouts); the kernel caps it at net.core.somaxconn
       const address = await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
@@ -191,6 +210,19 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     close: () => app.close(),
     closeReport: () => (closeReport === null ? null : { ...closeReport }),
   };
+}
+
+/**
+ * Token-faithful mode renders prompts with `modelDir`, or else with vLLM's `/tokenize`; SGLang has no chat-template
+ * endpoint to render with, so a fleet with an SGLang replica needs `modelDir` for it (docs/backends.md).
+ */
+function refuseUnrenderableFleet(config: GatewayConfig, specs: readonly BackendSpec[]): void {
+  if (config.tokenFaithful.length === 0 || config.modelDir !== undefined) return;
+  const sglang = specs.find((spec) => spec.flavour === 'sglang');
+  if (sglang === undefined) return;
+  throw new TokentapError('TT_USAGE', {
+    message: `token-faithful mode on an SGLang backend (${sglang.id}) needs --model-dir: SGLang has no endpoint that renders a chat template`,
+  });
 }
 
 /** Which protocol's shape a URL's errors take before routing: the rollout API's under /tokentap/, Anthropic's under /v1/messages, OpenAI's elsewhere. */

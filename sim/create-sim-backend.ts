@@ -7,7 +7,7 @@ import { registerServiceRoutes } from './service-routes.js';
 import type { SimContext } from './sim-context.js';
 import { simFaultSchema } from './sim-fault.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
-import { DEFAULT_MAX_MODEL_LEN, DEFAULT_MODEL_NAME, type SimBackendOptions } from './sim-options.js';
+import { DEFAULT_MAX_MODEL_LEN, DEFAULT_MODEL_NAME, DEFAULT_SERVER_VERSION, type SimBackendOptions } from './sim-options.js';
 import { createScriptBook, parseSimScript, type SimScript } from './sim-script.js';
 import { VllmError, vllmErrorBody } from './vllm-error.js';
 import { registerSglangRoutes } from './sglang/register-sglang-routes.js';
@@ -100,6 +100,7 @@ function createContext(options: SimBackendOptions): SimContext {
     flavour,
     incrementalStreamingOutput: options.incrementalStreamingOutput ?? false,
     weightVersion: options.weightVersion ?? 'default',
+    serverVersion: options.serverVersion ?? DEFAULT_SERVER_VERSION,
     recentPrompts: [],
     modelName: options.modelName ?? DEFAULT_MODEL_NAME,
     acceptAnyModel: options.acceptAnyModel ?? false,

@@ -52,7 +52,7 @@ export function registerServiceRoutes(app: FastifyInstance, context: SimContext)
   });
   app.get('/v1/models', async () => ({ object: 'list', data: [modelCard(context)] }));
   app.get('/health', async (_request, reply) => reply.code(200).send());
-  app.get('/version', async () => ({ version: 'tokentap-sim' }));
+  app.get('/version', async () => ({ version: context.serverVersion }));
 }
 
 function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {

@@ -13,6 +13,8 @@ export interface SimContext {
   readonly incrementalStreamingOutput: boolean;
   /** SGLang's weight version; changed by `POST /update_weight_version` or `setWeightVersion` */
   weightVersion: string;
+  /** the vLLM flavour's `/version` */
+  readonly serverVersion: string;
   /** SGLang flavour: recent prompts, so `cached_tokens` reports the prefix a radix cache would hold */
   readonly recentPrompts: number[][];
   readonly modelName: string;

@@ -16,6 +16,11 @@ export interface SimBackendOptions {
   incrementalStreamingOutput?: boolean;
   /** SGLang's `--weight-version`, reported in `meta_info` and `metadata`; `POST /update_weight_version` changes it. Default `default` */
   weightVersion?: string;
+  /**
+   * what the vLLM flavour's `GET /version` says. Default `0.11.0+tokentap.sim`: the sim speaks vLLM's wire as of 0.11
+   * (return_token_ids, nested errors). A version the gateway cannot read (`dev`) makes its start-up probe generate a token
+   */
+  serverVersion?: string;
   /** the served model name; requests naming another model get vLLM's 404. Default `Qwen/Qwen3-8B` */
   modelName?: string;
   /** answer requests for any model name instead of 404 (the response still names `modelName`) */
@@ -60,6 +65,7 @@ export interface SimBackendOptions {
 }
 
 export const DEFAULT_MODEL_NAME = 'Qwen/Qwen3-8B';
+export const DEFAULT_SERVER_VERSION = '0.11.0+tokentap.sim';
 export const DEFAULT_MAX_MODEL_LEN = 40960;
 /** vLLM's default `--max-logprobs` */
 export const MAX_LOGPROBS = 20;

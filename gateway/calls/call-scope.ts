@@ -12,4 +12,20 @@ export interface CallScope {
   clientGone: () => boolean;
   /** backend attempts given up on and sent again, recorded with the call's end */
   backendRetries: BackendRetry[];
+  /** tokentap's policy version the call is served under (a backend reporting another weight version is flagged) */
+  policyVersion: string | null;
+  /** the replica serving the call: the first one picked, then the one that answered */
+  backendId: string | null;
+  /** the code the call ended with when it failed (the replica's outcome), null while it has not */
+  failureCode: string | null;
+}
+
+/**
+ * What a call's end records about its backend: the replica that served it and the policy version its weight version
+ * is checked against.
+ *
+ * @example finishInput({ status: 'ok', ...recorded, ...callBackend(scope) })
+ */
+export function callBackend(scope: CallScope): { backendId?: string; policyVersion: string | null } {
+  return { ...(scope.backendId === null ? {} : { backendId: scope.backendId }), policyVersion: scope.policyVersion };
 }

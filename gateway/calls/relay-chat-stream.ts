@@ -9,7 +9,7 @@ import { isRecord } from '../../core/json/is-record.js';
 import { SseDecoder } from '../../core/sse/sse-decoder.js';
 import { finishInput } from '../recorder/finish-inputs.js';
 import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
-import type { CallScope } from './call-scope.js';
+import { callBackend, type CallScope } from './call-scope.js';
 import { writeWithBackpressure } from '../http/write-with-backpressure.js';
 
 export interface RelayChatStreamOptions {
@@ -45,6 +45,7 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
     responseStream: upstreamText.join(''),
     httpStatus: 200,
     retries: scope.backendRetries,
+    ...callBackend(scope),
   };
   if (end.kind === 'aborted') {
     await scope.context.recorder.finishQuietly(
@@ -54,6 +55,7 @@ export async function relayChatStream(options: RelayChatStreamOptions): Promise<
     return;
   }
   if (end.kind === 'error') {
+    scope.failureCode = end.error.code;
     await scope.context.recorder.finishQuietly(
       scope.callId,
       finishInput({ status: 'backend_error', ...recorded, error: end.error, backendErrorBody: end.backendBody }),

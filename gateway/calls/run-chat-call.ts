@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import type { BackendResponse } from '../backends/vllm.js';
+import type { ReplicaCapabilities, ReplicaLease } from '../backends/fleet/fleet-types.js';
 import { pickSamplingParams } from '../backends/vllm-chat-request.js';
-import { ChatStreamAssembler } from '../backends/chat-stream-assembler.js';
 import type { StreamAssembler } from '../backends/stream-assembler.js';
-import { postWithRetries } from '../backends/post-with-retries.js';
+import { postWithRetries, type FleetAnswer } from '../backends/post-with-retries.js';
 import { retryPolicyFromConfig } from '../backends/retry-policy.js';
 import { readBackendBody, readBackendBodySettled } from '../backends/read-backend-body.js';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
@@ -16,7 +16,10 @@ import { admitCall, withSamplingOverrides, type CallAdmission } from '../rollout
 import { finishInput, type CallTiming } from '../recorder/finish-inputs.js';
 import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
 import { relayChatStream } from './relay-chat-stream.js';
-import type { CallScope } from './call-scope.js';
+import { callBackend, type CallScope } from './call-scope.js';
+import { prepareAttempt, type AttemptSource, type ChatAttempt } from './prepare-attempt.js';
+import { STREAM_FROM_WHOLE_BODY_KEY } from '../backends/sglang/adapt-call.js';
+import { streamFromWholeBody } from '../backends/sglang/stream-from-whole-body.js';
 import { markCallRequest } from '../errors/mark-call-request.js';
 
 export interface ChatCallOptions {
@@ -68,7 +71,8 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   const { sessionId, source, callId } = admission;
   const timing: CallTiming = { startedAt: Date.now(), firstTokenAt: null };
   const requestedModel = typeof options.requestBody.model === 'string' ? options.requestBody.model : null;
-  // token-faithful mode sends a chat call to /v1/completions with prompt ids it rendered (docs/token-faithful.md)
+  const backendModel = typeof options.backendBody.model === 'string' ? options.backendBody.model : null;
+  // token-faithful mode sends a chat call as a token-id prompt it rendered (docs/token-faithful.md)
   const faithful =
     options.backendPath === undefined
       ? await context.tokenFaithful?.prepare({
@@ -80,43 +84,74 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
           signal: controller.signal,
         })
       : undefined;
-  const call: ChatCallOptions = faithful?.route ? { ...options, ...faithful.route } : options;
-  const { backendBody } = call;
+  const attemptSource: AttemptSource = {
+    path: options.backendPath ?? '/v1/chat/completions',
+    body: options.backendBody,
+    stream: options.stream,
+    renderer: options.renderer,
+    createAssembler: options.createAssembler,
+    faithfulRoutes: faithful?.routes,
+  };
+  // the first replica is picked before the call is recorded, so the row holds the request that replica is sent
+  let first: { lease: ReplicaLease; prepared: ChatAttempt } | undefined;
+  let pickFailure: unknown = null;
+  try {
+    const lease = context.fleet.pick({ model: backendModel, sessionId, exclude: new Set() });
+    first = { lease, prepared: prepareAttempt(attemptSource, lease) };
+  } catch (error) {
+    pickFailure = error;
+  }
+  const sent = first?.prepared ?? prepareAttempt(attemptSource, { flavour: 'vllm', capabilities: UNKNOWN_CAPABILITIES });
   context.recorder.begin({
     callId,
     sessionId,
     frontDoor: options.frontDoor,
     path: request.url.split('?')[0] ?? request.url,
     requestedModel,
-    backendModel: typeof backendBody.model === 'string' ? backendBody.model : null,
+    backendModel,
     stream: options.stream,
     requestBody: options.requestBody,
-    backendRequestBody: backendBody,
+    backendRequestBody: sent.body,
     // the backend got a token-id prompt: keep the conversation it was rendered from (text exports, drift reading)
     ...(faithful?.route ? { chatRequestBody: options.backendBody } : {}),
-    samplingParams: pickSamplingParams(backendBody),
+    samplingParams: pickSamplingParams(sent.body),
     metadata: {
       ...harnessMetadata(request.headers),
       ...options.metadata,
       ...faithful?.metadata,
       sessionSource: source,
       ...samplingMetadata(admission),
+      ...(sent.wholeBodyAsStream ? { [STREAM_FROM_WHOLE_BODY_KEY]: true } : {}),
     },
     startedAt: timing.startedAt,
     policyVersion: admission.policyVersion,
     instanceId: context.instanceId,
+    backendId: first?.lease.id ?? null,
   });
   // from here the call ends in its own log line (log-call-ends.ts); the request's other lines carry its id
   markCallRequest(request, callId);
-  const createAssembler = call.createAssembler ?? ((): StreamAssembler => new ChatStreamAssembler());
-  const scope: CallScope = { context, createAssembler, callId, timing, clientGone: () => controller.signal.aborted, backendRetries: [] };
-  let response: BackendResponse;
+  const scope: CallScope = {
+    context,
+    createAssembler: sent.createAssembler,
+    callId,
+    timing,
+    clientGone: () => controller.signal.aborted,
+    backendRetries: [],
+    policyVersion: admission.policyVersion,
+    backendId: first?.lease.id ?? null,
+    failureCode: null,
+  };
+  if (pickFailure !== null) throw await recordFailure(scope, asTokentapError(pickFailure), { httpStatus: null, status: 'backend_error' });
+  let answer: FleetAnswer<ChatAttempt>;
   try {
-    // retried only here, before the answer starts: once a byte went to the harness a failure is final
-    response = await postWithRetries({
-      backend: context.backend,
-      path: call.backendPath ?? '/v1/chat/completions',
-      body: backendBody,
+    // sent again only here, before the answer starts (to another replica, or after a backoff): once a byte went to
+    // the harness a failure is final
+    answer = await postWithRetries({
+      fleet: context.fleet,
+      model: backendModel,
+      sessionId,
+      first,
+      prepare: (lease) => prepareAttempt(attemptSource, lease),
       signal: controller.signal,
       policy: retryPolicyFromConfig(context.config),
       onRetry: (retry) => {
@@ -127,11 +162,48 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   } catch (error) {
     throw await recordFailure(scope, mapBackendFailure(error, { started: false, clientGone: scope.clientGone() }), { httpStatus: null });
   }
-  if (response.statusCode >= 400) return relayBackendError(reply, response, scope);
-  if (options.stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
-    return relayChatStream({ reply, response, scope, renderer: call.renderer });
+  const { lease, prepared } = answer;
+  scope.backendId = lease.id;
+  scope.createAssembler = prepared.createAssembler;
+  try {
+    await relayAnswer(reply, answer.response, scope, prepared, options.stream);
+  } finally {
+    lease.release(scope.failureCode === null || scope.failureCode === 'TT_CLIENT_ABORTED' ? { ok: true } : { ok: false, code: scope.failureCode });
   }
-  await relayChatBody(reply, response, scope, call.renderer);
+}
+
+/** Relays the backend's answer: its error, its stream, or its whole body (as a stream when the harness asked for one). */
+async function relayAnswer(reply: FastifyReply, answered: BackendResponse, scope: CallScope, prepared: ChatAttempt, stream: boolean): Promise<void> {
+  if (answered.statusCode >= 400) return relayBackendError(reply, answered, scope);
+  let response = answered;
+  if (stream && prepared.wholeBodyAsStream) {
+    try {
+      response = await streamFromWholeBody(answered);
+    } catch (error) {
+      throw await recordFailure(scope, mapBackendFailure(error, { started: true, clientGone: scope.clientGone() }), {
+        httpStatus: answered.statusCode,
+      });
+    }
+  }
+  if (stream && String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
+    return relayChatStream({ reply, response, scope, renderer: prepared.renderer });
+  }
+  await relayChatBody(reply, response, scope, prepared.renderer);
+}
+
+/** What a call whose model no pool serves is recorded as having been sent to (it was sent nowhere). */
+const UNKNOWN_CAPABILITIES: ReplicaCapabilities = {
+  version: null,
+  detectedFlavour: null,
+  models: [],
+  returnsTokenIds: null,
+  tokenIdsNote: null,
+  incrementalStreaming: false,
+};
+
+/** A failure from outside the backend pipeline (the fleet's pick) as the error to record and answer. */
+function asTokentapError(error: unknown): TokentapError {
+  return error instanceof TokentapError ? error : new TokentapError('TT_BACKEND_UNAVAILABLE', { cause: error });
 }
 
 /**
@@ -144,6 +216,7 @@ async function recordFailure(
   details: { httpStatus: number | null; backendErrorBody?: unknown; status?: 'backend_error' },
 ): Promise<TokentapError> {
   const status = details.status ?? (scope.clientGone() ? 'aborted' : 'backend_error');
+  scope.failureCode = failure.code;
   await scope.context.recorder.finishQuietly(
     scope.callId,
     finishInput({
@@ -153,6 +226,7 @@ async function recordFailure(
       error: failure,
       backendErrorBody: details.backendErrorBody,
       retries: scope.backendRetries,
+      ...callBackend(scope),
     }),
   );
   return failure;
@@ -195,18 +269,21 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
     });
   }
   scope.timing.firstTokenAt = response.headersAt;
-  if (!isRecord(body.json) || !Array.isArray(body.json.choices)) {
-    const failure = new TokentapError('TT_BACKEND_BAD_RESPONSE', {
-      message: `Inference backend sent a body without choices: ${body.text.slice(0, 200)}`,
-    });
-    throw await recordFailure(scope, failure, { httpStatus: response.statusCode, backendErrorBody: body.text, status: 'backend_error' });
+  const withoutChoices = (): TokentapError =>
+    new TokentapError('TT_BACKEND_BAD_RESPONSE', { message: `Inference backend sent a body without choices: ${body.text.slice(0, 200)}` });
+  if (!isRecord(body.json)) {
+    throw await recordFailure(scope, withoutChoices(), { httpStatus: response.statusCode, backendErrorBody: body.text, status: 'backend_error' });
   }
+  // the assembler reads the body first: a native answer (SGLang's /generate) becomes the chat shape there
   const assembler = scope.createAssembler();
   try {
     assembler.addBody(body.json);
   } catch (error) {
     const failure = error instanceof TokentapError ? error : new TokentapError('TT_BACKEND_BAD_RESPONSE', { cause: error });
     throw await recordFailure(scope, failure, { httpStatus: response.statusCode, backendErrorBody: body.text, status: 'backend_error' });
+  }
+  if (!Array.isArray(body.json.choices)) {
+    throw await recordFailure(scope, withoutChoices(), { httpStatus: response.statusCode, backendErrorBody: body.text, status: 'backend_error' });
   }
   const tokens = assembler.tokenRecord();
   // commit before the harness gets the answer: a response it received is always in the store
@@ -221,6 +298,7 @@ async function relayChatBody(reply: FastifyReply, response: BackendResponse, sco
       responseBody: body.json,
       httpStatus: response.statusCode,
       retries: scope.backendRetries,
+      ...callBackend(scope),
     }),
   );
   const rendered = renderer.renderBody(body.json);

@@ -1,5 +1,6 @@
 import type { FinishCallInput } from '../../store/types.js';
 import type { Recorder } from '../recorder/recorder.js';
+import type { BackendFleet } from '../backends/fleet/fleet-types.js';
 import type { GatewayMetrics, ObservedCall } from './gateway-metrics.js';
 
 /**
@@ -7,15 +8,26 @@ import type { GatewayMetrics, ObservedCall } from './gateway-metrics.js';
  * calls by status, their timings, and errors sent inside streams. Every call is recorded, so observing the
  * recorder counts each call exactly once, whichever way it ended.
  *
- * @example context.recorder = observeRecorder(recorder, metrics)
+ * With a fleet, each ended call also feeds its replica's metrics (`fleet.observeCall`).
+ *
+ * @example context.recorder = observeRecorder(recorder, metrics, fleet)
  */
-export function observeRecorder(recorder: Recorder, metrics: GatewayMetrics): Recorder {
-  const open = new Map<string, ObservedCall>();
+export function observeRecorder(recorder: Recorder, metrics: GatewayMetrics, fleet?: Pick<BackendFleet, 'observeCall'>): Recorder {
+  const open = new Map<string, ObservedCall & { backendId: string | null }>();
   const ended = (callId: string, result: FinishCallInput): ObservedCall | undefined => {
     const call = open.get(callId);
     if (call === undefined) return undefined;
     open.delete(callId);
     metrics.callEnded(call, result);
+    // the replica that served it (a failover's replaces the first pick): its time to first token and tokens/s
+    const backendId = result.backendId ?? call.backendId;
+    if (fleet !== undefined && backendId !== null) {
+      fleet.observeCall(backendId, {
+        timeToFirstTokenMs: result.timeToFirstTokenMs,
+        totalMs: result.totalMs,
+        completionTokens: result.completionTokenIds?.length ?? 0,
+      });
+    }
     return call;
   };
   return {
@@ -24,7 +36,7 @@ export function observeRecorder(recorder: Recorder, metrics: GatewayMetrics): Re
     },
     begin(input) {
       const callId = recorder.begin(input);
-      open.set(callId, { frontDoor: input.frontDoor, stream: input.stream });
+      open.set(callId, { frontDoor: input.frontDoor, stream: input.stream, backendId: input.backendId ?? null });
       metrics.callStarted(input.frontDoor);
       return callId;
     },

@@ -3,7 +3,7 @@ import type { BackendClient } from '../vllm.js';
 import type { BackendFlavour, BackendSpec, ReplicaCapabilities } from './fleet-types.js';
 import { healthError } from './check-replica-health.js';
 import { probeRequest, type ProbeAnswer } from './probe-request.js';
-import { probeTokenIds } from './probe-token-ids.js';
+import { probeTokenIds, type TokenIdsProbe } from './probe-token-ids.js';
 
 /** What asking a replica once learned (`BackendFleet.start()`, and again each time it comes back up). */
 export interface ReplicaProbe {
@@ -33,7 +33,14 @@ interface ServerIdentity {
  * const probe = await probeReplica(client, { spec, signal: AbortSignal.timeout(5000) });
  * if (!probe.healthy) log.warn({ backend: spec.id, error: probe.error }, 'backend replica down at start');
  */
-export async function probeReplica(client: BackendClient, input: { spec: BackendSpec; signal: AbortSignal }): Promise<ReplicaProbe> {
+export async function probeReplica(
+  client: BackendClient,
+  input: {
+    spec: BackendSpec;
+    signal: AbortSignal;
+    /** what an earlier probe learned of its token ids: not asked again */ tokenIds?: TokenIdsProbe | undefined;
+  },
+): Promise<ReplicaProbe> {
   const { spec, signal } = input;
   const [health, serverInfo, version, models] = await Promise.all([
     probeRequest(client, '/health', signal),
@@ -57,7 +64,7 @@ export async function probeReplica(client: BackendClient, input: { spec: Backend
   if (error !== null) return { healthy: false, error, capabilities, modelsListed: listed !== null };
   const flavour = spec.detectFlavour === true && identity !== null ? identity.flavour : spec.flavour;
   const model = spec.models[0] ?? listed?.[0] ?? null;
-  Object.assign(capabilities, await probeTokenIds(client, { flavour, version: capabilities.version, model, signal }));
+  Object.assign(capabilities, input.tokenIds ?? (await probeTokenIds(client, { flavour, version: capabilities.version, model, signal })));
   return { healthy: true, error: null, capabilities, modelsListed: listed !== null };
 }
 

@@ -10,7 +10,8 @@ export interface TokenIdsProbe {
 }
 
 /**
- * Asks a replica for ONE token with `return_token_ids: true` on `/v1/completions`, where vLLM (0.10.2 and later,
+ * A vLLM at 0.10.2 or later (by its `/version`) returns token ids when asked: nothing is generated. Any other replica
+ * is asked for ONE token with `return_token_ids: true` on `/v1/completions`, where vLLM (0.10.2 and later,
  * PR #22587) and SGLang (PR #30917) both take it, streamed or not; a server older than that ignores the field and
  * answers without `choices[0].token_ids`. Old SGLang's native `/generate` still returns `output_ids` on every answer,
  * so token-faithful mode records token ids there: the note says so.
@@ -23,6 +24,8 @@ export async function probeTokenIds(
   client: BackendClient,
   input: { flavour: BackendFlavour; version: string | null; model: string | null; signal: AbortSignal },
 ): Promise<TokenIdsProbe> {
+  // vLLM says its version, and every vLLM since 0.10.2 returns token ids when asked: no token need be generated
+  if (input.flavour === 'vllm' && isVllmWithTokenIds(input.version)) return { returnsTokenIds: true, tokenIdsNote: null };
   const body = {
     ...(input.model === null ? {} : { model: input.model }),
     prompt: 'Hi',
@@ -41,6 +44,14 @@ export async function probeTokenIds(
   }
   if (hasTokenIds(answer.json)) return { returnsTokenIds: true, tokenIdsNote: null };
   return { returnsTokenIds: false, tokenIdsNote: missingTokenIdsNote(input.flavour, input.version) };
+}
+
+/** `0.10.2`, `0.11.0rc1`, `1.0.0+cu128`: a version at or past 0.10.2 (PR #22587); anything unreadable is asked. */
+function isVllmWithTokenIds(version: string | null): boolean {
+  const match = version === null ? null : /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (match === null) return false;
+  const [major, minor, patch] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return major > 0 || minor > 10 || (minor === 10 && patch >= 2);
 }
 
 function hasTokenIds(json: unknown): boolean {

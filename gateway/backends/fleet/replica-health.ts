@@ -77,7 +77,11 @@ export function createReplicaHealth(options: ReplicaHealthOptions): ReplicaHealt
   async function runCheck(replica: FleetReplica): Promise<void> {
     const epoch = replica.epoch;
     if (!replica.healthy || !replica.modelsKnown) {
-      const probe = await probeReplica(replica.client, { spec: replica.spec, signal: probeSignal() });
+      // an up replica is asked its models again, not for a token: what it returns was learned when it came up
+      const known = replica.healthy
+        ? { returnsTokenIds: replica.capabilities.returnsTokenIds, tokenIdsNote: replica.capabilities.tokenIdsNote }
+        : undefined;
+      const probe = await probeReplica(replica.client, { spec: replica.spec, signal: probeSignal(), tokenIds: known });
       if (replica.epoch !== epoch || closing.aborted) return;
       if (!probe.healthy) takeDown(replica, probe.error ?? 'health check failed');
       else if (!replica.healthy) bringUp(replica, probe);

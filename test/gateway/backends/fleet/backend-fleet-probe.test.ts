@@ -18,8 +18,8 @@ function track(fleet: BackendFleet): BackendFleet {
 }
 
 describe('the start-up probe', () => {
-  it('finds a vLLM replica: its flavour, version, models, and that it returns token ids', async () => {
-    const sim = await createSimBackend({ fast: true, modelName: 'Qwen/Qwen3-8B' });
+  it('finds a vLLM replica: its flavour, version, models, and that it returns token ids (asked for a token when its version says nothing)', async () => {
+    const sim = await createSimBackend({ fast: true, modelName: 'Qwen/Qwen3-8B', serverVersion: 'tokentap-sim' });
     const generations: unknown[] = [];
     sim.app.addHook('preHandler', async (request) => {
       if (request.url === '/v1/completions') generations.push(request.body);
@@ -49,6 +49,23 @@ describe('the start-up probe', () => {
     expect(sim.log.map((record) => record.completionTokenIds.length)).toEqual([1]);
     expect(lines.find((line) => line.message === 'backend replica ready')?.fields).toMatchObject({ backend: 'vllm-1', returnsTokenIds: true });
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('takes a vLLM at 0.10.2 or later at its version: it returns token ids, and nothing is generated', async () => {
+    const sim = await createSimBackend({ fast: true, modelName: 'Qwen/Qwen3-8B', serverVersion: '0.10.2' });
+    const url = await sim.listen();
+    cleanups.push(() => sim.close());
+    const fleet = track(createTestFleet([vllmSpec('vllm-1', url)]));
+    await fleet.start();
+    expect(fleet.snapshot()[0]).toMatchObject({ state: 'up', capabilities: { version: '0.10.2', detectedFlavour: 'vllm', returnsTokenIds: true } });
+    expect(sim.log).toEqual([]);
+    // 0.10.1 predates return_token_ids: asked, and the one token shows whether it comes back
+    const old = await createSimBackend({ fast: true, modelName: 'Qwen/Qwen3-8B', serverVersion: '0.10.1' });
+    const oldUrl = await old.listen();
+    cleanups.push(() => old.close());
+    const oldFleet = track(createTestFleet([vllmSpec('vllm-old', oldUrl)]));
+    await oldFleet.start();
+    expect(old.log.map((record) => record.completionTokenIds.length)).toEqual([1]);
   });
 
   it('finds an SGLang replica: its version and streaming mode from /get_server_info, its models, its token ids', async () => {
@@ -92,7 +109,7 @@ describe('the start-up probe', () => {
 
   it('says loudly, with what to do, when a replica answers without token ids (vLLM before 0.10.2)', async () => {
     // vLLM before 0.10.2 ignores return_token_ids (its request models allow extra fields) and has no token-id fields
-    const sim = await createSimBackend({ fast: true, unrequestedTokenIds: 'absent' });
+    const sim = await createSimBackend({ fast: true, unrequestedTokenIds: 'absent', serverVersion: '0.10.1' });
     sim.app.addHook('preHandler', async (request) => {
       if (request.body !== null && typeof request.body === 'object') delete (request.body as Record<string, unknown>).return_token_ids;
     });
@@ -126,7 +143,11 @@ describe('the start-up probe', () => {
     await late.listen({ port });
     cleanups.push(() => late.close());
     await fleet.checkHealth();
-    expect(fleet.snapshot()[1]).toMatchObject({ state: 'up', lastError: null, capabilities: { returnsTokenIds: true, version: 'tokentap-sim' } });
+    expect(fleet.snapshot()[1]).toMatchObject({
+      state: 'up',
+      lastError: null,
+      capabilities: { returnsTokenIds: true, version: '0.11.0+tokentap.sim' },
+    });
     expect(lines.some((line) => line.message === 'backend replica back up' && line.fields.backend === 'vllm-2')).toBe(true);
   });
 
