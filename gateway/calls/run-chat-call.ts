@@ -72,6 +72,8 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   const timing: CallTiming = { startedAt: Date.now(), firstTokenAt: null };
   const requestedModel = typeof options.requestBody.model === 'string' ? options.requestBody.model : null;
   const backendModel = typeof options.backendBody.model === 'string' ? options.backendBody.model : null;
+  // a call no session was named for (recorded in `default`) is no session's prefix: it goes to the least busy replica
+  const affinity = source === 'default' ? null : sessionId;
   // token-faithful mode sends a chat call as a token-id prompt it rendered (docs/token-faithful.md)
   const faithful =
     options.backendPath === undefined
@@ -96,7 +98,7 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   let first: { lease: ReplicaLease; prepared: ChatAttempt } | undefined;
   let pickFailure: unknown = null;
   try {
-    const lease = context.fleet.pick({ model: backendModel, sessionId, exclude: new Set() });
+    const lease = context.fleet.pick({ model: backendModel, sessionId: affinity, exclude: new Set() });
     first = { lease, prepared: prepareAttempt(attemptSource, lease) };
   } catch (error) {
     pickFailure = error;
@@ -149,7 +151,7 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     answer = await postWithRetries({
       fleet: context.fleet,
       model: backendModel,
-      sessionId,
+      sessionId: affinity,
       first,
       prepare: (lease) => prepareAttempt(attemptSource, lease),
       signal: controller.signal,
