@@ -140,6 +140,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         connectTimeoutMs: config.backendConnectTimeoutMs,
       }),
     logger: logger as FastifyBaseLogger,
+    affinity: config.backendAffinity,
   });
   const backend = anyReplicaClient(fleet);
   const recorder = createRecorder({ config, store, storeGiven: givenStore !== undefined, logger: logger as FastifyBaseLogger });

@@ -26,6 +26,10 @@ export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?
     description: 'a backend replica, vllm=URL or sglang=URL; repeat for a fleet (env: comma-separated; the file: {id, flavour, url, models, key})',
     unset: 'the one --backend-url',
   },
+  backendAffinity: {
+    value: 'MODE',
+    description: "session: a session's calls stay on one replica (its prefix cache); none: each call to the least busy, in turn",
+  },
   backendKey: { value: 'KEY', description: "API key sent to the backend (the harness's own key is never forwarded)" },
   db: { value: 'FILE', description: "SQLite database file, created if missing (its folder is not); ':memory:' keeps nothing" },
   port: { value: 'N', description: 'port to listen on (0: any free port)' },

@@ -21,6 +21,11 @@ const gatewaySettings = z.strictObject({
    * `<flavour>-<n>` and are unique. Given together with `backendUrl`, a config error
    */
   backends: backendsSetting().default([]),
+  /**
+   * how a session's calls are placed on the replicas: `session` keeps them on one (its prefix cache stays warm),
+   * `none` sends every call to the least busy replica, ties in turn (round robin; a baseline for bench/load.ts)
+   */
+  backendAffinity: z.enum(['session', 'none']).default('session'),
   /** API key tokentap sends to the backend; the harness's own key is never forwarded */
   backendKey: z.string().min(1).optional(),
   /** SQLite database file; ':memory:' keeps nothing */

@@ -2,7 +2,7 @@ import { TokentapError } from '../../../core/errors/tokentap-error.js';
 import type { BackendClient } from '../vllm.js';
 import { createFleetReplica, replicaSnapshot, servedModels, type FleetReplica } from './fleet-replica.js';
 import { SILENT_FLEET_LOGGER, type FleetLogger } from './fleet-logger.js';
-import type { BackendFleet, BackendSpec, CallObservation, PickInput, ReplicaLease } from './fleet-types.js';
+import type { BackendAffinity, BackendFleet, BackendSpec, CallObservation, PickInput, ReplicaLease } from './fleet-types.js';
 import { leaseReplica } from './lease-replica.js';
 import { leastInFlightPick } from './least-in-flight-pick.js';
 import { createReplicaHealth } from './replica-health.js';
@@ -27,12 +27,15 @@ export interface BackendFleetOptions {
   probeTimeoutMs?: number | undefined;
   /** sessions remembered with their replica, the least recently used forgotten first; default 100 000 */
   pinLimit?: number | undefined;
+  /** `session` (default): a session's calls on one replica; `none`: every call to the least busy, ties in turn */
+  affinity?: BackendAffinity | undefined;
 }
 
 /**
  * Every backend replica of a gateway (docs/backends.md, "Routing"): one pool per model, a session kept on one replica
  * (pinned, else placed by rendezvous hashing of its id over the pool's replicas in service), a call without a session
  * to the least busy, a failed replica out until a health check finds it back, a drained one given no new calls.
+ * `affinity: 'none'` places every call as one without a session (the round-robin baseline of bench/load.ts --replicas).
  *
  * @example
  * const fleet = createBackendFleet({ specs, createClient: (spec) => createVllmBackend({ backendUrl: spec.url, ... }), logger });
@@ -46,7 +49,7 @@ export function createBackendFleet(options: BackendFleetOptions): BackendFleet {
   const replicas = options.specs.map((spec, index) => createFleetReplica(spec, index, options.createClient(spec)));
   const byId = new Map(replicas.map((replica) => [replica.id, replica]));
   const pins = createSessionPins(options.pinLimit ?? DEFAULT_PIN_LIMIT);
-  /** per pool, the config index the last call without a session went to (round robin among the least busy) */
+  /** per pool, the config index the last least-in-flight call went to (round robin among the least busy) */
   const turns = new Map<string, number>();
   const listeners = new Set<(id: string, observation: CallObservation) => void>();
   const closing = new AbortController();
@@ -69,7 +72,7 @@ export function createBackendFleet(options: BackendFleetOptions): BackendFleet {
     // none up: the one down longest is tried all the same (the checks may not have seen it back; one backend restarting)
     if (usable.length === 0)
       return leaseReplica(candidates.reduce((longest, replica) => (replica.downSince < longest.downSince ? replica : longest)));
-    if (input.sessionId === null) {
+    if (input.sessionId === null || options.affinity === 'none') {
       const chosen = leastInFlightPick(usable, turns.get(pool.key) ?? -1)!;
       turns.set(pool.key, chosen.index);
       return leaseReplica(chosen);

@@ -3,6 +3,13 @@ import type { BackendClient } from '../vllm.js';
 /** Which server a replica is: vLLM, or SGLang (docs/backends.md says what each returns and how it is asked). */
 export type BackendFlavour = 'vllm' | 'sglang';
 
+/**
+ * How a fleet places the calls of a session: `session` keeps them on one replica (its prefix cache), `none` sends
+ * every call to the least busy replica, ties in turn (round robin), as if it had no session: the baseline
+ * bench/load.ts compares stickiness against.
+ */
+export type BackendAffinity = 'session' | 'none';
+
 /** One backend replica as configured (`--backend sglang=http://10.0.0.3:30000`, or an entry of the config file's `backends`). */
 export interface BackendSpec {
   /** stable name in metrics, logs, the store and the drain API; default `<flavour>-<n>` (1-based, in config order) */
