@@ -2,6 +2,8 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import { adminErrorHandler } from './admin-error-handler.js';
+import { authorizeCaller } from './authorize-admin.js';
+import { registerBackendRoutes } from './backend-routes.js';
 import { registerBatchRoutes } from './batch-routes.js';
 import { registerControlRoutes } from './control-routes.js';
 import { registerEventStreamRoute } from './event-stream-route.js';
@@ -25,7 +27,8 @@ export function registerAdminApi(app: FastifyInstance, context: GatewayContext):
       info: {
         title: 'tokentap rollout API',
         version: '1',
-        description: 'Sessions as rollouts, rewards, groups, policy versions, pause and drain. Errors: {"error":{"code","message"}}.',
+        description:
+          'Sessions as rollouts, rewards, groups, policy versions, pause and drain, backend replicas. Errors: {"error":{"code","message"}}.',
       },
       components: {
         securitySchemes: {
@@ -45,6 +48,7 @@ export function registerAdminApi(app: FastifyInstance, context: GatewayContext):
       registerControlRoutes(scope, context);
       registerEventStreamRoute(scope, context);
       registerBatchRoutes(scope, context);
+      registerBackendRoutes(scope, context.fleet, (request) => authorizeCaller(request, context));
       scope.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: ADMIN_PREFIX },

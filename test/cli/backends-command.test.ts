@@ -44,7 +44,7 @@ beforeAll(async () => {
   sims = await Promise.all([
     createSimBackend({ fast: true }),
     createSimBackend({ fast: true, flavour: 'sglang' }),
-    createSimBackend({ fast: true, unrequestedTokenIds: 'absent' }),
+    createSimBackend({ fast: true, unrequestedTokenIds: 'absent', serverVersion: '0.10.1' }),
   ]);
   sims[2]!.app.addHook('preHandler', async (request) => {
     if (request.body !== null && typeof request.body === 'object') delete (request.body as Record<string, unknown>).return_token_ids;
@@ -77,10 +77,12 @@ describe('tokentap backends, against a running tokentap serve (issue 15)', () =>
     expect(result).toMatchObject({ status: 0, stderr: '' });
     const [header, ...rows] = result.stdout.split('\n');
     expect(header).toMatch(/^id\s+flavour\s+url\s+state\s+models\s+in flight\s+calls\s+errors\s+sessions pinned\s+token ids\s+version$/);
-    expect(rows[0]).toMatch(new RegExp(`^vllm-1\\s+vllm\\s+${urls[0]}\\s+up\\s+Qwen/Qwen3-8B\\s+0\\s+0\\s+0\\s+0\\s+yes\\s+tokentap-sim$`));
+    expect(rows[0]).toMatch(
+      new RegExp(`^vllm-1\\s+vllm\\s+${urls[0]}\\s+up\\s+Qwen/Qwen3-8B\\s+0\\s+0\\s+0\\s+0\\s+yes\\s+0\\.11\\.0\\+tokentap\\.sim$`),
+    );
     expect(rows[1]).toMatch(new RegExp(`^sglang-1\\s+sglang\\s+${urls[1]}\\s+up\\s+Qwen/Qwen3-8B\\s+0\\s+0\\s+0\\s+0\\s+yes\\s+0\\.5\\.10$`));
     expect(rows[2]).toMatch(new RegExp(`^vllm-2\\s+vllm\\s+${urls[2]}\\s+down\\s+\\?\\s+0\\s+0\\s+0\\s+0\\s+unknown\\s+-$`));
-    expect(rows[3]).toMatch(new RegExp(`^vllm-3\\s+vllm\\s+${urls[3]}\\s+up\\s+Qwen/Qwen3-8B\\s+0\\s+0\\s+0\\s+0\\s+no\\s+tokentap-sim$`));
+    expect(rows[3]).toMatch(new RegExp(`^vllm-3\\s+vllm\\s+${urls[3]}\\s+up\\s+Qwen/Qwen3-8B\\s+0\\s+0\\s+0\\s+0\\s+no\\s+0\\.10\\.1$`));
     // the notes below the table: why vllm-2 is down (its token ids are not known yet), why vllm-3 has none
     expect(result.stdout).toMatch(/\n\nvllm-2: down: [^\n]*ECONNREFUSED[^\n]*\nvllm-3: token ids: [^\n]*vLLM 0\.10\.2[^\n]*\n$/);
   });

@@ -10,7 +10,7 @@ afterEach(async () => {
 
 async function startSim(options: SimBackendOptions = {}): Promise<string> {
   const sim = await createSimBackend({ fast: true, ...options });
-  if (options.unrequestedTokenIds === 'absent') {
+  if (options.serverVersion === '0.10.1') {
     // vLLM before 0.10.2: return_token_ids is ignored (its request models allow extra fields), no token-id fields come back
     sim.app.addHook('preHandler', async (request) => {
       if (request.body !== null && typeof request.body === 'object') delete (request.body as Record<string, unknown>).return_token_ids;
@@ -76,7 +76,9 @@ describe('/healthz reports the backends (issue 15)', () => {
   });
 
   it('is degraded when a replica answers without token ids (its calls would record token_source: none)', async () => {
-    const gateway = await startGateway({ backends: [`vllm=${await startSim()}`, `vllm=${await startSim({ unrequestedTokenIds: 'absent' })}`] });
+    const gateway = await startGateway({
+      backends: [`vllm=${await startSim()}`, `vllm=${await startSim({ unrequestedTokenIds: 'absent', serverVersion: '0.10.1' })}`],
+    });
     const { statusCode, body } = await healthz(gateway);
     expect(statusCode).toBe(200);
     expect(body).toMatchObject({
