@@ -65,9 +65,10 @@ type FollowUp = { lease: ReplicaLease } | { waitMs: number } | null;
 /**
  * POSTs a call to its model's pool while nothing has reached the harness yet, so a call sent several times is still
  * one call, recorded once (docs/backends.md, "Failover"). An attempt that fails before its answer starts (refused,
- * reset, 429 or 5xx) goes at once to a replica of the pool not tried yet; a replica that failed by connection or
- * with 502/503/504 is taken out of the fleet (`markFailed`) until a health check finds it back (a 429 is busy, a 500
- * this very request failing: neither takes it out). Once every usable replica failed, the pool is asked again after
+ * reset, 429 or 5xx) goes at once to a replica of the pool not tried yet; a replica that cannot be connected to
+ * (refused, DNS, unreachable, connect timeout) or answered 502/503/504 is taken out of the fleet (`markFailed`) until
+ * a health check finds it back (a reset, usually a stale keep-alive socket, a 429 (busy) and a 500 (this very request
+ * failing) do not take it out). Once every usable replica failed, the pool is asked again after
  * the policy's backoff, up to `policy.retries` times (a 500 is not: a second try repeats it). The last answer is
  * returned whatever its status; the last failure is thrown, its message naming the attempts.
  *
@@ -89,7 +90,8 @@ export async function postWithRetries<T extends PreparedAttempt>(options: PostWi
       lease.release({ ok: false, code: error instanceof TokentapError ? error.code : 'TT_BACKEND_UNREACHABLE' });
       const code = signal.aborted ? null : retryableFailureCode(error);
       if (code === null) throw withAttempts(error, attempt);
-      fleet.markFailed(lease.id, error instanceof Error ? error.message : String(error));
+      // a replica nobody can connect to is out; a reset (a stale keep-alive socket, usually) only sends this call elsewhere
+      if (CANNOT_CONNECT.has(code)) fleet.markFailed(lease.id, error instanceof Error ? error.message : String(error));
       failed = { retry: { attempt, backendId: lease.id, code }, failure: withAttempts(error, attempt), waitable: true };
     }
     if (response !== null) {
@@ -128,6 +130,16 @@ export async function postWithRetries<T extends PreparedAttempt>(options: PostWi
     }
   }
 }
+
+/** Connection failures that say the replica cannot be reached at all (not a socket reset on a connection that was open). */
+const CANNOT_CONNECT: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function prepareFor<T extends PreparedAttempt>(options: PostWithRetriesOptions<T>, lease: ReplicaLease): { lease: ReplicaLease; prepared: T } {
   return { lease, prepared: options.prepare(lease) };
