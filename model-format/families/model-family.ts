@@ -1,0 +1,45 @@
+import type { DeltaToolCall } from './qwen3/create-hermes-tool-call-stream.js';
+import type { ParsedToolCall } from './qwen3/parse-hermes-tool-calls.js';
+
+/** Reasoning split from completion text, whole and streamed (vLLM's `--reasoning-parser` for the family). */
+export interface FamilyReasoningParser {
+  split(text: string): { reasoning: string | null; content: string | null };
+  createStream(): { push(deltaText: string): { reasoning?: string; content?: string } | null };
+}
+
+/** Tool calls read from completion text, whole and streamed; the stream is fed the whole content so far (vLLM's `--tool-call-parser`). */
+export interface FamilyToolCallParser {
+  parse(content: string, tools: readonly unknown[]): { toolCalls: ParsedToolCall[]; content: string | null };
+  createStream(tools: readonly unknown[]): { push(currentText: string): { content?: string; toolCalls?: DeltaToolCall[] } | null };
+}
+
+/** What a model folder says about itself, for picking its family. */
+export interface ModelFolderFacts {
+  /** `config.json`'s `model_type` (`qwen3`, `llama`, `deepseek_v3`, `gpt_oss`, ...), null without one */
+  modelType: string | null;
+  /** the chat template text ('' without one) */
+  template: string;
+}
+
+/**
+ * One model family (docs/model-families.md): how its output text is read back into an assistant message, and what
+ * its chat template does to history, so token-faithful mode knows what it may keep. The prompt itself is rendered
+ * by the model's own chat template (model-format/chat-template) from the user's `--model-dir`.
+ */
+export interface ModelFamily {
+  /** the name `--model-family` takes (`qwen3`, `llama3`, `deepseek-v3`, ...) */
+  name: string;
+  /** true when a model folder is this family's (its `model_type`, or markers of its template) */
+  detect(facts: ModelFolderFacts): boolean;
+  /** null: the family's output has no reasoning part */
+  reasoning: FamilyReasoningParser | null;
+  /** tool-call parsers by name, the first the default (Qwen3: `hermes`, `qwen3-coder`) */
+  toolCalls: Readonly<Record<string, FamilyToolCallParser>>;
+  /** what re-rendering an earlier turn changes, so a turn is extended from its ids, never re-rendered */
+  history: {
+    /** earlier assistant turns lose their reasoning */
+    dropsReasoning: boolean;
+    /** tool-call arguments are rendered from parsed JSON, not the text the model wrote */
+    reserializesToolArguments: boolean;
+  };
+}
