@@ -116,7 +116,8 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     backendRequestBody: sent.body,
     // the backend got a token-id prompt: keep the conversation it was rendered from (text exports, drift reading)
     ...(faithful?.route ? { chatRequestBody: options.backendBody } : {}),
-    samplingParams: pickSamplingParams(sent.body),
+    // in vLLM's names whichever flavour serves it: SGLang's /generate nests them under sampling_params (max_new_tokens)
+    samplingParams: pickSamplingParams(faithful?.route?.backendBody ?? sent.body),
     metadata: {
       ...harnessMetadata(request.headers),
       ...options.metadata,
