@@ -39,6 +39,8 @@ export async function startLoadSim(options: {
   workers: number;
   logFile: string;
   profileDir?: string;
+  /** the wire the simulator speaks; default vllm */
+  flavour?: 'vllm' | 'sglang';
 }): Promise<LoadChild> {
   const args = [
     ...profileFlags(options.profileDir),
@@ -51,6 +53,8 @@ export async function startLoadSim(options: {
     String(options.streamInterval),
     '--workers',
     String(options.workers),
+    '--flavour',
+    options.flavour ?? 'vllm',
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', openSync(options.logFile, 'a')] });
   for await (const line of createInterface({ input: child.stdout! })) {
@@ -63,22 +67,27 @@ export async function startLoadSim(options: {
 /**
  * Starts `tokentap serve` (the built CLI) as an operator would, logging at warn into `logFile` (a file, never a
  * pipe the bench must keep reading), with one backend connection per concurrent stream; resolves once /healthz
- * answers 200.
+ * answers 200. `backends` (`flavour=url` each) makes it a fleet, one `--backend` flag per replica, placed with
+ * `affinity` (`--backend-affinity`).
  *
  * @example const gateway = await startLoadGateway({ backendUrl: sim.url, db: 'load.db', connections: 1000, logFile: 'gateway.log' });
+ * @example await startLoadGateway({ backends: ['vllm=http://127.0.0.1:9001', 'vllm=http://127.0.0.1:9002'], affinity: 'none', db, connections, logFile });
  */
 export async function startLoadGateway(options: {
-  backendUrl: string;
+  backendUrl?: string;
+  backends?: string[];
+  affinity?: 'session' | 'none';
   db: string;
   connections: number;
   logFile: string;
   profileDir?: string;
 }): Promise<LoadChild> {
   const port = await freePort();
+  const backendFlags = options.backends?.flatMap((backend) => ['--backend', backend]) ?? ['--backend-url', options.backendUrl ?? ''];
   const args = [
     'serve',
-    '--backend-url',
-    options.backendUrl,
+    ...backendFlags,
+    ...(options.affinity === undefined ? [] : ['--backend-affinity', options.affinity]),
     '--db',
     options.db,
     '--port',

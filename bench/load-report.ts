@@ -13,6 +13,10 @@ export interface LoadRun {
     streamInterval: number;
     simWorkers: number;
     gateways: number;
+    /** simulator replicas behind the gateway as a fleet (`--replicas`), each of `simWorkers` processes; 0: one `--backend-url` */
+    replicas: number;
+    /** the replicas' flavours, cycled (`--flavours vllm,sglang`) */
+    flavours: Array<'vllm' | 'sglang'>;
     systemTokens: number;
     maxPromptTokens: number;
     rampSeconds: number;
@@ -93,7 +97,7 @@ export function formatLoadReport(run: LoadRun): string {
       ? 'not checked'
       : `${verdict.lost} (${stats.received.length} received in full; ${verdict.verified} ok in the store with as many completion ids; ${verdict.wrongTokenCount} with another count; store: ${verdict.rowsInStore} calls, ${verdict.sessionsInStore} sessions, ${megabytes(verdict.bytesOnDisk)})`;
   return [
-    `load: ${config.sessions} sessions x ${config.minutes} min (ramp ${config.rampSeconds} s), ${config.tokens} tokens per call at ${config.rate || 'unpaced'} tokens/s, ${config.streamInterval === 1 ? 'one token per stream event' : `stream interval ${config.streamInterval} (the first token alone, then ${config.streamInterval} per event)`}, system prompt ${config.systemTokens} tokens + growing history (new conversation past ${config.maxPromptTokens} prompt tokens)${config.gateways === 1 ? '' : `; ${config.gateways} gateways on one database (their RSS and CPU summed, the worst event loop)`}`,
+    `load: ${config.sessions} sessions x ${config.minutes} min (ramp ${config.rampSeconds} s), ${config.tokens} tokens per call at ${config.rate || 'unpaced'} tokens/s, ${config.streamInterval === 1 ? 'one token per stream event' : `stream interval ${config.streamInterval} (the first token alone, then ${config.streamInterval} per event)`}, system prompt ${config.systemTokens} tokens + growing history (new conversation past ${config.maxPromptTokens} prompt tokens)${config.gateways === 1 ? '' : `; ${config.gateways} gateways on one database (their RSS and CPU summed, the worst event loop)`}${config.replicas === 0 ? '' : `; a fleet of ${config.replicas} simulator replicas (${config.flavours.join(', ')} in turn), shared with the other phase running at the same time (simulator, client CPU and load average are both phases')`}`,
     `machine:            ${run.cores} cores, load average ${run.loadStart.toFixed(1)} at start, ${run.loadEnd.toFixed(1)} at end`,
     `wall time:          ${run.seconds.toFixed(1)} s`,
     `calls completed:    ${stats.received.length} (${(stats.received.length / run.seconds).toFixed(1)}/s)`,
@@ -103,7 +107,7 @@ export function formatLoadReport(run: LoadRun): string {
     ...(verdict?.samples ?? []).map((sample) => `  ${sample}`),
     `tokens received:    ${stats.tokens} (${(stats.tokens / run.seconds).toFixed(0)}/s; ${config.sessions} streams at ${config.rate}/s would be ${config.sessions * config.rate}/s) in ${stats.events} content events (${(stats.events / run.seconds).toFixed(0)}/s)`,
     `gateway RSS:        start ${megabytes(run.gatewayRssStart)}, end ${megabytes(run.gatewayRssEnd)}, peak ${megabytes(run.gatewayRssPeak)} (VmHWM); main-thread heap in use at the end ${run.windows.length === 0 ? 'n/a' : megabytes(run.windows.at(-1)!.heapUsedBytes)}`,
-    `CPU:                gateway ${run.gatewayCpuSeconds.toFixed(1)} s (${(run.gatewayCpuSeconds / run.seconds).toFixed(2)} cores; ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.tokens)).toFixed(0)} us per token, ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.events)).toFixed(0)} us per event, per-call work included; main thread ${(run.gatewayMainThreadCpuSeconds / run.seconds).toFixed(2)} cores, ${((run.gatewayMainThreadCpuSeconds * 1e3) / Math.max(1, stats.received.length)).toFixed(1)} ms per call), simulator ${run.simCpuSeconds.toFixed(1)} s (${(run.simCpuSeconds / run.seconds).toFixed(2)} cores, ${config.simWorkers} process${config.simWorkers === 1 ? '' : 'es'}), clients ${run.clientCpuSeconds.toFixed(1)} s (${(run.clientCpuSeconds / run.seconds).toFixed(2)} cores)`,
+    `CPU:                gateway ${run.gatewayCpuSeconds.toFixed(1)} s (${(run.gatewayCpuSeconds / run.seconds).toFixed(2)} cores; ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.tokens)).toFixed(0)} us per token, ${((run.gatewayCpuSeconds * 1e6) / Math.max(1, stats.events)).toFixed(0)} us per event, per-call work included; main thread ${(run.gatewayMainThreadCpuSeconds / run.seconds).toFixed(2)} cores, ${((run.gatewayMainThreadCpuSeconds * 1e3) / Math.max(1, stats.received.length)).toFixed(1)} ms per call), simulator ${run.simCpuSeconds.toFixed(1)} s (${(run.simCpuSeconds / run.seconds).toFixed(2)} cores, ${Math.max(1, config.replicas) * config.simWorkers} process${Math.max(1, config.replicas) * config.simWorkers === 1 ? '' : 'es'}), clients ${run.clientCpuSeconds.toFixed(1)} s (${(run.clientCpuSeconds / run.seconds).toFixed(2)} cores)`,
     `event-loop delay:   ${eventLoop}`,
     `TTFT:               p50 ${milliseconds(stats.timeToFirstToken, 50)} ms, p99 ${milliseconds(stats.timeToFirstToken, 99)} ms`,
     `inter-event:        p50 ${milliseconds(stats.interEvent, 50)} ms, p99 ${milliseconds(stats.interEvent, 99)} ms (${(1000 * config.streamInterval) / config.rate} ms at the simulator)`,

@@ -52,6 +52,11 @@ export interface LoadSessionOptions {
   /** no call starts after this (performance.now() ms) */
   deadline: number;
   stats: LoadStats;
+  /**
+   * a replica may answer a streamed chat call from a whole body, in one content event (the gateway's path for a
+   * streamed plain chat call on SGLang, docs/backends.md): one event is then a whole answer too
+   */
+  wholeBodyAnswers?: boolean;
 }
 
 /**
@@ -115,7 +120,8 @@ async function streamCall(options: LoadSessionOptions, sessionId: string, body: 
     const callId = response.headers['x-tokentap-call-id'];
     const reader = new ChatStreamReader(sentAt, stats);
     for await (const chunk of response.body) reader.push(chunk as Buffer, performance.now());
-    const problem = reader.problem(options.tokens, [...streamGroups(options.tokens, options.streamInterval)].length);
+    const events = [...streamGroups(options.tokens, options.streamInterval)].length;
+    const problem = reader.problem(options.tokens, options.wholeBodyAnswers === true ? [events, 1] : [events]);
     if (problem !== null || typeof callId !== 'string') {
       stats.error(`${sessionId}: ${problem ?? 'no x-tokentap-call-id header'}`);
       return null;
@@ -177,11 +183,11 @@ class ChatStreamReader {
     this.#lastTokenAt = now;
   }
 
-  /** Why the stream is not a whole answer of `expectedTokens` tokens in `expectedEvents` content events, or null. */
-  problem(expectedTokens: number, expectedEvents: number): string | null {
+  /** Why the stream is not a whole answer of `expectedTokens` tokens in one of `expectedEvents` content event counts, or null. */
+  problem(expectedTokens: number, expectedEvents: readonly number[]): string | null {
     if (!this.#done) return 'the stream ended before data: [DONE]';
-    if (this.events !== expectedEvents || this.#usageTokens !== expectedTokens)
-      return `${this.events} content events, usage ${this.#usageTokens}; expected ${expectedEvents} events, ${expectedTokens} tokens`;
+    if (!expectedEvents.includes(this.events) || this.#usageTokens !== expectedTokens)
+      return `${this.events} content events, usage ${this.#usageTokens}; expected ${expectedEvents.join(' or ')} events, ${expectedTokens} tokens`;
     if (this.#finishReason !== 'length') return `finish_reason ${this.#finishReason}`;
     return null;
   }

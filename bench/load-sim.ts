@@ -6,10 +6,11 @@
  * `--workers N` (N > 1) runs N simulator processes behind one port (node:cluster hands each new connection to the
  * next worker), so on a many-core machine the backend is not what a load run measures: one simulator thread
  * tokenizes every long prompt it is sent.
+ * `--flavour sglang` serves SGLang's wire instead of vLLM's (a replica of `bench/load.ts --flavours vllm,sglang`).
  * Prints `{"url": ..., "pids": [...]}` (the processes whose CPU the bench counts) on stdout once every worker listens;
  * stops on SIGTERM.
  *
- *   node dist/bench/load-sim.js --tokens-per-second 50 --reply-tokens 200 --stream-interval 1 --workers 1
+ *   node dist/bench/load-sim.js --tokens-per-second 50 --reply-tokens 200 --stream-interval 1 --workers 1 [--flavour sglang]
  */
 import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
@@ -22,13 +23,14 @@ function longReplyText(tokens: number): string {
   return Array.from({ length: sentences }, (_, index) => `Step ${index} of the plan is done and checked.`).join(' ');
 }
 
-type Flags = { 'tokens-per-second': string; 'reply-tokens': string; 'stream-interval': string; workers: string };
+type Flags = { 'tokens-per-second': string; 'reply-tokens': string; 'stream-interval': string; workers: string; flavour: string };
 
 /** Starts one simulator in this process on `port` (0: any), after one warm-up call; resolves with its URL. */
 async function serveSim(values: Flags, port: number): Promise<{ url: string; close(): Promise<void> }> {
   const tokensPerSecond = Number(values['tokens-per-second']);
   const sim = await createSimBackend({
     fast: true,
+    flavour: values.flavour === 'sglang' ? 'sglang' : 'vllm',
     acceptAnyModel: true,
     ...(tokensPerSecond > 0 ? { tokensPerSecond } : {}),
     streamInterval: Number(values['stream-interval']),
@@ -75,8 +77,10 @@ async function main(): Promise<void> {
       'reply-tokens': { type: 'string', default: '200' },
       'stream-interval': { type: 'string', default: '1' },
       workers: { type: 'string', default: '1' },
+      flavour: { type: 'string', default: 'vllm' },
     },
   });
+  if (values.flavour !== 'vllm' && values.flavour !== 'sglang') throw new Error(`--flavour is vllm or sglang, not ${values.flavour}`);
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, not ${values.workers}`);
   if (workers > 1 && cluster.isPrimary) {

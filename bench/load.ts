@@ -12,59 +12,29 @@
  * the event-loop window the worst of them). Exits 1 on any error or lost
  * call. `--short` is a quick run (100 sessions, 30 s) unless --sessions / --minutes say otherwise. `--profile DIR` writes
  * V8 CPU profiles of the gateway and the simulator into DIR (open them in Chrome DevTools).
+ * `--replicas N` puts a fleet of N simulator processes (each its own port, `--sim-workers` processes each, default 1)
+ * behind the gateway, one `--backend` flag each (`--flavours vllm,sglang` cycles their flavours; default all vllm),
+ * and runs the load twice at once, as two phases on the same replicas (so a noisy machine slows both alike): sessions
+ * sticky (`--backend-affinity session`) and round robin (`none`), each with its own gateway, sessions and database; from each store it prints calls/s, the calls per replica (min,
+ * max, CV), the sessions that stayed on one replica and the prefix-cache share each replica would see, side by side.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir, availableParallelism } from 'node:os';
+import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
-import {
-  openFilesLimit,
-  readCpuSeconds,
-  readResidentMemory,
-  scrapeEventLoopDelay,
-  startLoadGateway,
-  startLoadSim,
-  type EventLoopWindow,
-  type ResidentMemory,
-} from './load-processes.js';
-import { LoadStats, runLoadSession } from './load-session.js';
-import { formatLoadReport, formatProgressLine, type LoadRun } from './load-report.js';
-import { verifyReceivedCalls } from './load-verify.js';
+import { openFilesLimit, startLoadSim, type LoadChild } from './load-processes.js';
+import { formatLoadReport, type LoadRun } from './load-report.js';
+import { measureFleetFigures } from './load-fleet-figures.js';
+import { formatFleetComparison, type FleetPhase } from './load-fleet-report.js';
+import { runLoadPhase, type LoadBackend } from './load-phase.js';
 
 const write = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-function cpuSeconds(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1e6;
-}
+type LoadFlags = LoadRun['config'] & { workDir: string | undefined; keep: boolean; reportSeconds: number; profileDir: string | undefined };
 
-/** CPU seconds of several processes together (`mainThreads`: their main threads alone). */
-const sumCpuSeconds = (pids: number[], mainThreads = false): number =>
-  pids.reduce((sum, pid) => sum + readCpuSeconds(pid, mainThreads ? pid : undefined), 0);
-
-/** RSS of several processes together, and the sum of their peaks; null once one is gone. */
-function sumMemory(pids: number[]): ResidentMemory | null {
-  const each = pids.map(readResidentMemory);
-  if (each.some((memory) => memory === null)) return null;
-  return {
-    rssBytes: each.reduce((sum, memory) => sum + memory!.rssBytes, 0),
-    peakRssBytes: each.reduce((sum, memory) => sum + memory!.peakRssBytes, 0),
-  };
-}
-
-/** Every gateway's event-loop window since the last scrape: the worst p99 of them, the heaps in use summed. */
-async function scrapeWorst(urls: string[]): Promise<EventLoopWindow | null> {
-  const windows = (await Promise.all(urls.map(scrapeEventLoopDelay))).filter((window): window is EventLoopWindow => window !== null);
-  if (windows.length === 0) return null;
-  const worst = windows.reduce((a, b) => (b.p99Ms > a.p99Ms ? b : a));
-  return { ...worst, heapUsedBytes: windows.reduce((sum, window) => sum + window.heapUsedBytes, 0) };
-}
-
-function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: boolean; reportSeconds: number; profileDir: string | undefined } {
+function readFlags(): LoadFlags {
   const { values } = parseArgs({
     options: {
       sessions: { type: 'string' },
@@ -74,6 +44,8 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
       'stream-interval': { type: 'string', default: '1' },
       'sim-workers': { type: 'string' },
       gateways: { type: 'string', default: '1' },
+      replicas: { type: 'string', default: '0' },
+      flavours: { type: 'string', default: 'vllm' },
       'system-tokens': { type: 'string', default: '6000' },
       'max-prompt-tokens': { type: 'string', default: '30000' },
       'ramp-seconds': { type: 'string' },
@@ -86,6 +58,10 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
   });
   const sessions = Number(values.sessions ?? (values.short ? 100 : 1000));
   const minutes = Number(values.minutes ?? (values.short ? 0.5 : 5));
+  const replicas = Number(values.replicas);
+  const flavours = values.flavours.split(',').map((flavour) => flavour.trim());
+  if (!flavours.every((flavour) => flavour === 'vllm' || flavour === 'sglang'))
+    throw new Error(`--flavours lists vllm and sglang, not ${values.flavours}`);
   return {
     sessions,
     minutes,
@@ -93,8 +69,10 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
     rate: Number(values.rate),
     streamInterval: Number(values['stream-interval']),
     // one simulator process tokenizes ~5 ms of long prompt per call: past ~150 calls/s it, not the gateway, would be measured
-    simWorkers: Number(values['sim-workers'] ?? Math.max(1, Math.min(6, Math.floor(availableParallelism() / 3)))),
+    simWorkers: Number(values['sim-workers'] ?? (replicas > 0 ? 1 : Math.max(1, Math.min(6, Math.floor(availableParallelism() / 3))))),
     gateways: Number(values.gateways),
+    replicas,
+    flavours: flavours as Array<'vllm' | 'sglang'>,
     systemTokens: Number(values['system-tokens']),
     maxPromptTokens: Number(values['max-prompt-tokens']),
     // starting a thousand sessions in the same millisecond measures the herd, not the steady state
@@ -106,119 +84,93 @@ function readFlags(): LoadRun['config'] & { workDir: string | undefined; keep: b
   };
 }
 
-async function main(): Promise<number> {
-  const flags = readFlags();
+function checkFlags(flags: LoadFlags): void {
   if (!Number.isInteger(flags.simWorkers) || flags.simWorkers < 1)
     throw new Error(`--sim-workers must be a positive integer, not ${flags.simWorkers}`);
   if (!Number.isInteger(flags.gateways) || flags.gateways < 1) throw new Error(`--gateways must be a positive integer, not ${flags.gateways}`);
+  if (!Number.isInteger(flags.replicas) || flags.replicas < 0) throw new Error(`--replicas must be a whole number, not ${flags.replicas}`);
   const limit = openFilesLimit();
   // the gateway holds a socket per harness and one per backend stream, plus the store, logs and pipes
-  const needed = 2 * flags.sessions + 200;
+  const needed = 2 * flags.sessions * (flags.replicas > 0 ? 2 : 1) + 200;
   if (limit !== null && limit < needed)
     write(`warning: ulimit -n is ${limit}; ${flags.sessions} sessions need about ${needed} (raise it: ulimit -n ${Math.max(needed, 65536)})`);
-  const workDir = flags.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-load-'));
-  mkdirSync(workDir, { recursive: true });
-  const sim = await startLoadSim({
-    tokensPerSecond: flags.rate,
-    replyTokens: flags.tokens,
-    streamInterval: flags.streamInterval,
-    workers: flags.simWorkers,
-    logFile: join(workDir, 'sim.log'),
-    ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }),
-  });
-  const db = join(workDir, 'load.db');
-  const perGateway = Math.ceil(flags.sessions / flags.gateways);
-  // started at once on a fresh file: they race to create and migrate it, as a fleet's gateways would
-  const gateways = await Promise.all(
-    Array.from({ length: flags.gateways }, (_, index) =>
-      startLoadGateway({
-        backendUrl: sim.url,
-        db,
-        connections: Math.max(256, perGateway),
-        logFile: join(workDir, flags.gateways === 1 ? 'gateway.log' : `gateway-${index + 1}.log`),
+}
+
+/** A failed phase: errors, lost calls, a wrong token count, or a gateway that did not exit cleanly. */
+const failed = (run: LoadRun): boolean =>
+  run.stats.errors > 0 || (run.verdict?.lost ?? 0) > 0 || (run.verdict?.wrongTokenCount ?? 0) > 0 || run.gatewayExit !== 0;
+
+/** The simulators of a fleet: `--replicas` processes, flavours in turn; the ids `tokentap serve` gives them (`<flavour>-<n>`). */
+async function startFleet(flags: LoadFlags, workDir: string): Promise<{ sims: LoadChild[]; backends: string[]; ids: string[] }> {
+  const flavours = Array.from({ length: flags.replicas }, (_, index) => flags.flavours[index % flags.flavours.length]!);
+  const sims = await Promise.all(
+    flavours.map((flavour, index) =>
+      startLoadSim({
+        tokensPerSecond: flags.rate,
+        replyTokens: flags.tokens,
+        streamInterval: flags.streamInterval,
+        workers: flags.simWorkers,
+        flavour,
+        logFile: join(workDir, `sim-${index + 1}.log`),
         ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }),
       }),
     ),
   );
-  const pids = gateways.map((gateway) => gateway.child.pid!);
-  const urls = gateways.map((gateway) => gateway.url);
-  const pools = gateways.map((gateway) => new Pool(gateway.url, { connections: perGateway }));
-  const stats = new LoadStats();
-  const run: LoadRun = {
-    config: flags,
-    stats,
-    windows: [],
-    gatewayRssStart: sumMemory(pids)?.rssBytes ?? Number.NaN,
-    gatewayRssEnd: Number.NaN,
-    gatewayRssPeak: Number.NaN,
-    gatewayCpuSeconds: -sumCpuSeconds(pids),
-    gatewayMainThreadCpuSeconds: -sumCpuSeconds(pids, true),
-    simCpuSeconds: -sumCpuSeconds(sim.pids),
-    clientCpuSeconds: -cpuSeconds(),
-    seconds: 0,
-    loadStart: loadavg()[0]!,
-    loadEnd: Number.NaN,
-    cores: availableParallelism(),
-    verdict: null,
-    gatewayExit: null,
-  };
-  // the first scrape starts prom-client's event-loop histogram; each later one reads the window since the last
-  await scrapeWorst(urls);
-  const startedAt = performance.now();
-  const deadline = startedAt + flags.minutes * 60_000;
-  const rampMs = flags.rampSeconds * 1000;
-  const sessions = Array.from({ length: flags.sessions }, async (_, index) => {
-    await new Promise((resolve) => setTimeout(resolve, (rampMs * index) / flags.sessions));
-    await runLoadSession({
-      pool: pools[index % pools.length]!,
-      index,
-      tokens: flags.tokens,
+  const ids = flavours.map((flavour, index) => `${flavour}-${flavours.slice(0, index + 1).filter((other) => other === flavour).length}`);
+  return { sims, backends: sims.map((sim, index) => `${flavours[index]}=${sim.url}`), ids };
+}
+
+async function main(): Promise<number> {
+  const flags = readFlags();
+  checkFlags(flags);
+  const workDir = flags.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-load-'));
+  mkdirSync(workDir, { recursive: true });
+  const phase = (backend: LoadBackend, db: string, logPrefix: string, simPids: number[], log = write): Promise<LoadRun> =>
+    runLoadPhase({
+      config: flags,
+      reportSeconds: flags.reportSeconds,
+      profileDir: flags.profileDir,
+      backend,
+      simPids,
+      db: join(workDir, db),
+      logPrefix: join(workDir, logPrefix),
+      wholeBodyAnswers: flags.replicas > 0 && flags.flavours.includes('sglang'),
+      write: log,
+    });
+  const runs: LoadRun[] = [];
+  if (flags.replicas === 0) {
+    const sim = await startLoadSim({
+      tokensPerSecond: flags.rate,
+      replyTokens: flags.tokens,
       streamInterval: flags.streamInterval,
-      systemPromptBytes: flags.systemTokens * 4,
-      maxBodyBytes: flags.maxPromptTokens * 4,
-      deadline,
-      stats,
+      workers: flags.simWorkers,
+      logFile: join(workDir, 'sim.log'),
+      ...(flags.profileDir === undefined ? {} : { profileDir: flags.profileDir }),
     });
-  });
-  let previous = { at: startedAt, calls: 0, tokens: 0 };
-  const progress = setInterval(() => {
-    void scrapeWorst(urls).then((window: EventLoopWindow | null) => {
-      if (window !== null) run.windows.push(window);
-      const now = { at: performance.now(), calls: stats.received.length, tokens: stats.tokens };
-      write(
-        formatProgressLine(
-          run,
-          (now.at - startedAt) / 1000,
-          { seconds: (now.at - previous.at) / 1000, calls: now.calls - previous.calls, tokens: now.tokens - previous.tokens },
-          window,
-          sumMemory(pids),
-        ),
-      );
-      previous = now;
-    });
-  }, flags.reportSeconds * 1000);
-  await Promise.all(sessions);
-  clearInterval(progress);
-  run.seconds = (performance.now() - startedAt) / 1000;
-  const lastWindow = await scrapeWorst(urls);
-  if (lastWindow !== null) run.windows.push(lastWindow);
-  const memory = sumMemory(pids);
-  [run.gatewayRssEnd, run.gatewayRssPeak] = [memory?.rssBytes ?? Number.NaN, memory?.peakRssBytes ?? Number.NaN];
-  run.gatewayCpuSeconds += sumCpuSeconds(pids);
-  run.gatewayMainThreadCpuSeconds += sumCpuSeconds(pids, true);
-  run.simCpuSeconds += sumCpuSeconds(sim.pids);
-  run.clientCpuSeconds += cpuSeconds();
-  run.loadEnd = loadavg()[0]!;
-  await Promise.all(pools.map((pool) => pool.close()));
-  const exits = await Promise.all(gateways.map((gateway) => gateway.stop()));
-  run.gatewayExit = exits.find((code) => code !== 0) ?? 0;
-  await sim.stop();
-  run.verdict = verifyReceivedCalls(db, stats.received);
-  write(formatLoadReport(run));
-  const failed = stats.errors > 0 || run.verdict.lost > 0 || run.verdict.wrongTokenCount > 0 || run.gatewayExit !== 0;
-  if (failed || flags.keep) write(`database and logs kept in ${workDir}`);
+    runs.push(await phase({ backendUrl: sim.url }, 'load.db', 'gateway', sim.pids).finally(() => sim.stop()));
+    write(formatLoadReport(runs[0]!));
+  } else {
+    const fleet = await startFleet(flags, workDir);
+    const simPids = fleet.sims.flatMap((sim) => sim.pids);
+    // both phases at once on the same replicas: a noisy machine slows them alike, so their ratio holds
+    const phases = await Promise.all(
+      (['session', 'none'] as const).map(async (affinity): Promise<FleetPhase> => {
+        const log = (line: string): void => write(`[${affinity}] ${line}`);
+        const run = await phase({ backends: fleet.backends, affinity }, `load-${affinity}.db`, `gateway-${affinity}`, simPids, log);
+        return { affinity, run, figures: measureFleetFigures(join(workDir, `load-${affinity}.db`), fleet.ids) };
+      }),
+    ).finally(() => Promise.all(fleet.sims.map((sim) => sim.stop())));
+    for (const { affinity, run } of phases) {
+      runs.push(run);
+      write(`phase --backend-affinity ${affinity}:`);
+      write(formatLoadReport(run));
+    }
+    write(formatFleetComparison(phases[0]!, phases[1]!));
+  }
+  const anyFailed = runs.some(failed);
+  if (anyFailed || flags.keep) write(`databases and logs kept in ${workDir}`);
   else rmSync(workDir, { recursive: true, force: true });
-  return failed ? 1 : 0;
+  return anyFailed ? 1 : 0;
 }
 
 main().then(

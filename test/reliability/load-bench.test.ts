@@ -121,4 +121,26 @@ describe('the load bench', () => {
     expect(byGateway.every((row) => row.instance_id !== null && row.calls > 0)).toBe(true);
     expect(instancesLeft).toEqual({ n: 0 });
   }, 120_000);
+
+  it('with --replicas 2 --flavours vllm,sglang it runs a sticky and a round-robin phase over both replicas, each without error or lost call', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        'dist/bench/load.js',
+        ...['--replicas', '2', '--flavours', 'vllm,sglang', '--sessions', '4', '--minutes', '0.1'],
+        ...['--tokens', '20', '--rate', '100', '--stream-interval', '3', '--system-tokens', '300'],
+        ...['--work-dir', join(workDir, 'replicas')],
+      ],
+      { timeout: 90_000 },
+    );
+    expect(stdout).toContain('phase --backend-affinity session:');
+    expect(stdout).toContain('phase --backend-affinity none:');
+    expect(stdout.match(/^errors: +0$/gm)).toHaveLength(2);
+    expect(stdout.match(/^lost calls: +0 \((\d+) received in full; \1 ok in the store/gm)).toHaveLength(2);
+    expect(stdout).toContain('fleet: 2 replicas (vllm-1, sglang-1)');
+    // sticky: every session that made two calls or more made them all on one replica
+    expect(stdout).toMatch(/^sessions on one replica +(\d+) of \1 \(100\.0%\)/m);
+    expect(stdout).toMatch(/^ {2}vllm-1 +[1-9]\d*, /m);
+    expect(stdout).toMatch(/^ {2}sglang-1 +[1-9]\d*, /m);
+  }, 150_000);
 });
