@@ -166,6 +166,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     context.tokenFaithful = createTokenFaithful({
       models: config.tokenFaithful,
       modelDir: config.modelDir,
+      modelFamily: config.modelFamily,
       reasoningParser: config.reasoningParser,
       toolCallParser: config.toolCallParser,
       backend,

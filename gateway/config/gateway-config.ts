@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { rateLimitSetting } from './rate-limit-setting.js';
 import { hostnameOf } from './hostname-of.js';
 import { backendsSetting } from './backends-setting.js';
+import { modelFamilyNames, reasoningParserNames, toolCallParserNames } from '../../model-format/families/model-families.js';
 
 /** The one backend when none is configured: a vLLM (or SGLang, detected at start) on this machine. */
 export const DEFAULT_BACKEND_URL = 'http://127.0.0.1:8000';
@@ -105,10 +106,16 @@ const gatewaySettings = z.strictObject({
   /** a Hugging Face model folder (tokenizer.json, tokenizer_config.json or chat_template.jinja) that token-faithful
    * mode renders prompts with; without it the backend's /tokenize renders them */
   modelDir: z.string().min(1).optional(),
-  /** how token-faithful mode splits reasoning from the completion text (vLLM's --reasoning-parser) */
-  reasoningParser: z.enum(['qwen3', 'none']).default('qwen3'),
-  /** how token-faithful mode reads tool calls from the completion text (vLLM's --tool-call-parser) */
-  toolCallParser: z.enum(['hermes', 'qwen3-coder', 'none']).default('hermes'),
+  /**
+   * the model family token-faithful mode reads output as (docs/model-families.md): a family's name, or `auto`: detected
+   * from `modelDir` (`config.json`'s `model_type`, the template's markers), Qwen3 without one; a folder whose family
+   * cannot be detected is refused at start
+   */
+  modelFamily: z.enum(['auto', ...modelFamilyNames()]).default('auto'),
+  /** how token-faithful mode splits reasoning from the completion text (vLLM's --reasoning-parser); unset: the family's */
+  reasoningParser: z.enum(['none', ...reasoningParserNames()]).optional(),
+  /** how token-faithful mode reads tool calls from the completion text (vLLM's --tool-call-parser); unset: the family's default */
+  toolCallParser: z.enum(['none', ...toolCallParserNames()]).optional(),
   /** bearer token for the rollout admin API (/tokentap/v1/...); without one that API answers 401, session keys still work */
   adminToken: z.string().min(16, 'adminToken must be at least 16 characters').optional(),
   /** refuse model calls without a session key (no implicit path, header or default sessions) */

@@ -10,6 +10,7 @@ import { createBackendPromptRenderer } from './backend-prompt-renderer.js';
 import { completionRequestFromChat } from './completion-request-from-chat.js';
 import { canonicalMessage, extendPrefixHash } from './conversation-hashes.js';
 import { createLocalPromptRenderer } from './local-prompt-renderer.js';
+import { resolveModelFamily, type ResolvedModelFamily } from '../../model-format/families/model-families.js';
 import type { OutputParserOptions, ReasoningParserName, ToolCallParserName } from './output-parsers.js';
 import { planPrompt, type PromptPlan } from './plan-prompt.js';
 import { promptRequestFrom, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
@@ -22,8 +23,12 @@ export interface TokenFaithfulOptions {
   models: readonly string[];
   /** a Hugging Face model folder to render with; without it the backend's /tokenize renders */
   modelDir?: string | undefined;
-  reasoningParser: ReasoningParserName;
-  toolCallParser: ToolCallParserName;
+  /** `--model-family`: a family's name, or `auto` (the default): detected from `modelDir`, Qwen3 without one */
+  modelFamily?: string | undefined;
+  /** unset: the family's */
+  reasoningParser?: ReasoningParserName | undefined;
+  /** unset: the family's default */
+  toolCallParser?: ToolCallParserName | undefined;
   backend: BackendClient;
   logger: FastifyBaseLogger;
   historyLimits?: SessionTokenHistoryLimits;
@@ -82,10 +87,13 @@ export interface TokenFaithful {
  * @example const tokenFaithful = createTokenFaithful({ models: ['*'], reasoningParser: 'qwen3', toolCallParser: 'hermes', backend, logger });
  */
 export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithful {
+  // an unknown family, or a folder whose family cannot be told, is refused here, before the gateway starts
+  const parsers = resolveModelFamily(options);
   const history = new SessionTokenHistory(options.historyLimits);
   const renderer: PromptRenderer =
     options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir);
-  const mode: ModeState = { options, history, renderer, counters: tokenFaithfulCounters(history) };
+  const family = { name: parsers.family.name, reasoningParser: parsers.reasoningParser, toolCallParser: parsers.toolCallParser };
+  const mode: ModeState = { options, parsers, history, renderer, counters: tokenFaithfulCounters(history, family) };
   const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));
   return {
     counters: mode.counters,
@@ -111,6 +119,7 @@ export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithfu
 
 interface ModeState {
   options: TokenFaithfulOptions;
+  parsers: ResolvedModelFamily;
   history: SessionTokenHistory;
   renderer: PromptRenderer;
   counters: TokenFaithfulCounters;
@@ -133,8 +142,9 @@ function unsuitedReason(chatBody: Record<string, unknown>, request: PromptReques
  */
 function routesFor(mode: ModeState, input: PrepareInput, request: PromptRequest, plan: PromptPlan): Record<BackendFlavour, TokenFaithfulRoute> {
   const parserOptions: OutputParserOptions = {
-    reasoning: mode.options.reasoningParser,
-    toolCalls: mode.options.toolCallParser,
+    family: mode.parsers.family,
+    reasoning: mode.parsers.reasoningParser,
+    toolCalls: mode.parsers.toolCallParser,
     tools: request.tools ?? [],
     parseToolCalls: input.chatBody.tool_choice !== 'none',
   };

@@ -1,37 +1,21 @@
 import type { DeltaToolCall } from '../../model-format/families/qwen3/create-hermes-tool-call-stream.js';
-import { createHermesToolCallStream } from '../../model-format/families/qwen3/create-hermes-tool-call-stream.js';
-import { createQwen3ReasoningStream } from '../../model-format/families/qwen3/create-qwen3-reasoning-stream.js';
-import { parseHermesToolCalls, type ParsedToolCall } from '../../model-format/families/qwen3/parse-hermes-tool-calls.js';
-import { splitQwen3Reasoning } from '../../model-format/families/qwen3/split-qwen3-reasoning.js';
-import { createQwen3CoderToolCallStream, parseQwen3CoderToolCalls } from '../../model-format/families/qwen3/parse-qwen3-coder-tool-calls.js';
+import type { ParsedToolCall } from '../../model-format/families/qwen3/parse-hermes-tool-calls.js';
+import type { FamilyReasoningParser, FamilyToolCallParser, ModelFamily } from '../../model-format/families/model-family.js';
+import { DEFAULT_MODEL_FAMILY } from '../../model-format/families/model-families.js';
 
-export type ReasoningParserName = 'qwen3' | 'none';
-export type ToolCallParserName = 'hermes' | 'qwen3-coder' | 'none';
+/** A family's reasoning parser's name (vLLM's `--reasoning-parser`: `qwen3`), or `none`. */
+export type ReasoningParserName = string;
+/** One of the family's tool-call parsers (vLLM's `--tool-call-parser`: `hermes`, `qwen3-coder`, ...), or `none`. */
+export type ToolCallParserName = string;
 
-/** A reasoning parser: whole text and streamed deltas (vLLM's `--reasoning-parser`). */
-interface ReasoningParser {
-  split(text: string): { reasoning: string | null; content: string | null };
-  createStream(): { push(deltaText: string): { reasoning?: string; content?: string } | null };
-}
-
-/** A tool-call parser; the stream is fed the whole content so far (vLLM's `--tool-call-parser`). */
-interface ToolCallParser {
-  parse(content: string, tools: readonly unknown[]): { toolCalls: ParsedToolCall[]; content: string | null };
-  createStream(tools: readonly unknown[]): { push(currentText: string): { content?: string; toolCalls?: DeltaToolCall[] } | null };
-}
-
-/** The registry: add a parser here and to the config enum to make it selectable. */
-const REASONING_PARSERS: Record<ReasoningParserName, ReasoningParser> = {
-  qwen3: { split: splitQwen3Reasoning, createStream: createQwen3ReasoningStream },
-  none: { split: (text) => ({ reasoning: null, content: text }), createStream: () => ({ push: (text) => (text === '' ? null : { content: text }) }) },
-};
-
-const TOOL_CALL_PARSERS: Record<Exclude<ToolCallParserName, 'none'>, ToolCallParser> = {
-  hermes: { parse: (content) => parseHermesToolCalls(content), createStream: () => createHermesToolCallStream() },
-  'qwen3-coder': { parse: parseQwen3CoderToolCalls, createStream: createQwen3CoderToolCallStream },
+const NO_REASONING: Pick<FamilyReasoningParser, 'split' | 'createStream'> = {
+  split: (text) => ({ reasoning: null, content: text }),
+  createStream: () => ({ push: (text) => (text === '' ? null : { content: text }) }),
 };
 
 export interface OutputParserOptions {
+  /** the family whose parsers are named below (model-format/families); default Qwen3 */
+  family?: ModelFamily;
   reasoning: ReasoningParserName;
   toolCalls: ToolCallParserName;
   /** tool definitions of the request; tool calls are parsed only when there are some and tool_choice is not "none" */
@@ -60,7 +44,7 @@ export interface OutputDelta {
  * @example parseOutput('<think>\nx\n</think>\n\nHi', { reasoning: 'qwen3', toolCalls: 'hermes', tools: [], parseToolCalls: false })
  */
 export function parseOutput(text: string, options: OutputParserOptions): ParsedOutput {
-  const { reasoning, content } = REASONING_PARSERS[options.reasoning].split(text);
+  const { reasoning, content } = reasoningParser(options).split(text);
   const tools = toolCallParser(options);
   if (tools === null || content === null) return { reasoning, content, toolCalls: [] };
   const parsed = tools.parse(content, options.tools);
@@ -82,7 +66,7 @@ export interface OutputStreamParser {
  * @example const parser = createOutputStreamParser(options); chunks.map((chunk) => parser.push(chunk.text))
  */
 export function createOutputStreamParser(options: OutputParserOptions): OutputStreamParser {
-  const reasoning = REASONING_PARSERS[options.reasoning].createStream();
+  const reasoning = reasoningParser(options).createStream();
   const tools = toolCallParser(options)?.createStream(options.tools) ?? null;
   let contentSoFar = '';
   let contentSent = 0;
@@ -120,7 +104,18 @@ export function createOutputStreamParser(options: OutputParserOptions): OutputSt
   };
 }
 
-function toolCallParser(options: OutputParserOptions): ToolCallParser | null {
+/** The family's reasoning parser by name; `none` (or a family without one) leaves all text content. */
+function reasoningParser(options: OutputParserOptions): Pick<FamilyReasoningParser, 'split' | 'createStream'> {
+  if (options.reasoning === 'none') return NO_REASONING;
+  const family = options.family ?? DEFAULT_MODEL_FAMILY;
+  if (family.reasoning?.name !== options.reasoning) throw new Error(`the ${family.name} model family has no reasoning parser ${options.reasoning}`);
+  return family.reasoning;
+}
+
+function toolCallParser(options: OutputParserOptions): FamilyToolCallParser | null {
   if (!options.parseToolCalls || options.toolCalls === 'none' || options.tools.length === 0) return null;
-  return TOOL_CALL_PARSERS[options.toolCalls];
+  const family = options.family ?? DEFAULT_MODEL_FAMILY;
+  const parser = family.toolCalls[options.toolCalls];
+  if (parser === undefined) throw new Error(`the ${family.name} model family has no tool-call parser ${options.toolCalls}`);
+  return parser;
 }

@@ -3,6 +3,8 @@ import type { SessionTokenHistory } from './session-token-history.js';
 
 /** Token-faithful counters on /healthz: how calls were rendered, and why the fresh ones were. */
 export interface TokenFaithfulCounters {
+  /** the model family outputs are read as, and its parsers (docs/model-families.md) */
+  readonly family: { readonly name: string; readonly reasoningParser: string; readonly toolCallParser: string };
   /** calls that extended an earlier call of their session */
   extend: number;
   /** calls rendered whole (first call of a session, edited history, ...) */
@@ -15,9 +17,10 @@ export interface TokenFaithfulCounters {
   readonly historyTokens: number;
 }
 
-/** @example const counters = tokenFaithfulCounters(history) */
-export function tokenFaithfulCounters(history: SessionTokenHistory): TokenFaithfulCounters {
+/** @example const counters = tokenFaithfulCounters(history, { name: 'qwen3', reasoningParser: 'qwen3', toolCallParser: 'hermes' }) */
+export function tokenFaithfulCounters(history: SessionTokenHistory, family: TokenFaithfulCounters['family']): TokenFaithfulCounters {
   return {
+    family,
     extend: 0,
     fresh: 0,
     plain: 0,

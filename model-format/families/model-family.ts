@@ -3,6 +3,8 @@ import type { ParsedToolCall } from './qwen3/parse-hermes-tool-calls.js';
 
 /** Reasoning split from completion text, whole and streamed (vLLM's `--reasoning-parser` for the family). */
 export interface FamilyReasoningParser {
+  /** the name `--reasoning-parser` takes for it (vLLM's: `qwen3`) */
+  name: string;
   split(text: string): { reasoning: string | null; content: string | null };
   createStream(): { push(deltaText: string): { reasoning?: string; content?: string } | null };
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../cli/load-config.js';
@@ -19,8 +22,32 @@ describe('token-faithful configuration', () => {
       tokenFaithful: ['*'],
       modelDir: '/models/qwen3',
     });
-    expect(loadConfig({}, {})).toMatchObject({ tokenFaithful: [], reasoningParser: 'qwen3', toolCallParser: 'hermes' });
+    const defaults = loadConfig({}, {});
+    expect(defaults).toMatchObject({ tokenFaithful: [], modelFamily: 'auto' });
+    // unset parsers are the family's
+    expect(defaults.reasoningParser).toBeUndefined();
+    expect(defaults.toolCallParser).toBeUndefined();
+    expect(loadConfig({ 'model-family': 'qwen3', 'tool-call-parser': 'qwen3-coder' }, {})).toMatchObject({
+      modelFamily: 'qwen3',
+      toolCallParser: 'qwen3-coder',
+    });
     expect(() => loadConfig({ 'tool-call-parser': 'xml' }, {})).toThrow(UsageError);
+    expect(() => loadConfig({ 'model-family': 'gemma' }, {})).toThrow(/auto.*qwen3/);
+  });
+
+  it('refuses at start a model folder whose family cannot be told, naming the known families', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'tokentap-mistral-'));
+    try {
+      writeFileSync(path.join(folder, 'config.json'), '{"model_type": "mistral"}');
+      writeFileSync(path.join(folder, 'chat_template.jinja'), '[INST]{{ messages[0].content }}[/INST]');
+      expect(() => createGateway({ db: ':memory:', logLevel: 'silent', tokenFaithful: ['*'], modelDir: folder })).toThrow(
+        /cannot tell the model family of .*model_type mistral.*known: qwen3/,
+      );
+      // named, the family is taken as given
+      createGateway({ db: ':memory:', logLevel: 'silent', tokenFaithful: ['*'], modelDir: folder, modelFamily: 'qwen3' }).app.close();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('shows its counters on /healthz only when it is on', async () => {
@@ -28,6 +55,7 @@ describe('token-faithful configuration', () => {
     const on = createGateway({ db: ':memory:', logLevel: 'silent', tokenFaithful: ['*'] });
     expect(((await off.app.inject({ method: 'GET', url: '/healthz' })).json() as Record<string, unknown>).tokenFaithful).toBeUndefined();
     expect(((await on.app.inject({ method: 'GET', url: '/healthz' })).json() as Record<string, unknown>).tokenFaithful).toEqual({
+      family: { name: 'qwen3', reasoningParser: 'qwen3', toolCallParser: 'hermes' },
       extend: 0,
       fresh: 0,
       plain: 0,
