@@ -99,12 +99,16 @@ export async function runHarnessRollouts(options: {
   harnesses: HarnessName[];
   print?: (line: string) => void;
   timeoutMs?: number;
+  /** the simulated backend's flavour (default vllm); an SGLang one is the gateway's SGLang replica */
+  backendFlavour?: 'vllm' | 'sglang';
 }): Promise<HarnessRolloutResult[]> {
   const print = options.print ?? ((line: string) => void process.stdout.write(line + '\n'));
   const scratch = mkdtempSync(join(tmpdir(), 'tokentap-harness-rollouts-'));
-  const sim = await createSimBackend({ acceptAnyModel: true, script: { replies: [] } });
+  const flavour = options.backendFlavour ?? 'vllm';
+  const sim = await createSimBackend({ acceptAnyModel: true, script: { replies: [] }, flavour });
+  const simUrl = await sim.listen();
   const gateway = createGateway({
-    backendUrl: await sim.listen(),
+    ...(flavour === 'sglang' ? { backends: [{ flavour, url: simUrl }] } : { backendUrl: simUrl }),
     db: join(scratch, 'rollouts.db'),
     port: 0,
     logLevel: 'warn',

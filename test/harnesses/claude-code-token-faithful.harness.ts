@@ -1,16 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
-import type { SimScript } from '../../sim/index.js';
 import type { CallRow } from '../../store/types.js';
-import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
 import { expectSessionMatchesSim } from './expect-session-matches-sim.js';
 import { harnessBin, harnessPin } from './harness-bin.js';
 import { PROOF_ANSWER, PROOF_CONTENT, PROOF_FILE, PROOF_PROMPT, PROOF_SHOUTED } from './proof-task.js';
 import { runHarness } from './run-harness.js';
+import { HARNESS_BACKEND, HARNESS_BACKEND_LABEL } from './harness-backend.js';
+import { startTokenFaithfulRun, type TokenFaithfulRun, type TokenFaithfulScript } from './start-token-faithful-run.js';
 
 const SESSION = 'claude-code-token-faithful';
 const MODEL = 'Qwen/Qwen3-8B';
@@ -19,11 +17,12 @@ const SIDE_ANSWER = 'Harness proof';
 const SUBAGENT_REPORT = `The notes in capitals: ${PROOF_SHOUTED}`;
 
 /**
- * The main model's replies in the order Claude Code asks for them. A token-id prompt has no text to match on, so
- * entries answer by model and order: the main agent writes and reads the file, hands the shouting to a sub-agent
- * (its own system prompt, its own conversation), which runs Bash and reports, and the main agent answers.
+ * The main model's replies in the order Claude Code asks for them: the main agent writes and reads the file, hands
+ * the shouting to a sub-agent (its own system prompt, its own conversation), which runs Bash and reports, and the
+ * main agent answers. Side requests go to the small model.
  */
-function script(file: string): SimScript {
+function script(workdir: string): TokenFaithfulScript {
+  const file = join(workdir, PROOF_FILE);
   const think = (reasoning: string): string => `<think>\n${reasoning}\n</think>\n\n`;
   const call = (name: string, args: Record<string, unknown>): string =>
     `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/":/g, '": ').replace(/,"/g, ', "')}\n</tool_call>`;
@@ -35,31 +34,13 @@ function script(file: string): SimScript {
     `${think('Report it.')}${SUBAGENT_REPORT}`,
     `${think('All done.')}${PROOF_ANSWER}`,
   ];
-  return {
-    replies: [{ match: { model: SMALL_MODEL }, times: 'forever', text: SIDE_ANSWER }, ...main.map((text) => ({ match: { model: MODEL }, text }))],
-    otherwise: 'error',
-  };
+  return { mainModel: MODEL, main, smallModel: SMALL_MODEL, side: SIDE_ANSWER };
 }
 
-let run: GatewayWithSim & { workdir: ReturnType<typeof makeTempDir>; home: ReturnType<typeof makeTempDir> };
+let run: TokenFaithfulRun;
 
 beforeEach(async () => {
-  const workdir = makeTempDir('tokentap-harness-work-');
-  const home = makeTempDir('tokentap-harness-home-');
-  const setup = await startGatewayWithSim(
-    { script: script(join(workdir.path, PROOF_FILE)), acceptAnyModel: true },
-    { tokenFaithful: '*', modelDir: qwen3TokenizerDir() },
-  );
-  run = {
-    ...setup,
-    workdir,
-    home,
-    close: async () => {
-      await setup.close();
-      workdir.remove();
-      home.remove();
-    },
-  };
+  run = await startTokenFaithfulRun(script);
 });
 
 afterEach(async () => {
@@ -80,7 +61,7 @@ function chainsOf(calls: CallRow[]): CallRow[][] {
   return chains;
 }
 
-describe(`Claude Code ${harnessPin('claude-code').version} through the gateway in token-faithful mode`, () => {
+describe(`Claude Code ${harnessPin('claude-code').version} through the gateway in token-faithful mode ${HARNESS_BACKEND_LABEL}`, () => {
   it('runs its tools and a sub-agent; the main agent, the sub-agent and each side request are exact prompt chains', async () => {
     const result = await runHarness({
       bin: harnessBin('claude-code'),
@@ -104,9 +85,9 @@ describe(`Claude Code ${harnessPin('claude-code').version} through the gateway i
     expect(result.stdout.trim(), result.describe()).toBe(PROOF_ANSWER);
     expect(readFileSync(run.workdir.file(PROOF_FILE), 'utf8')).toBe(PROOF_CONTENT);
 
-    const pairs = expectSessionMatchesSim(run.gateway.store, SESSION, run.sim.log);
+    const pairs = expectSessionMatchesSim(run.gateway.store, SESSION, run.log());
     const calls = pairs.map(({ call }) => call);
-    const entryOf = new Map(pairs.map(({ call, record }) => [call.id, record.scriptEntry]));
+    const entryOf = new Map(pairs.map(({ call, record }) => [call.id, run.stepOf(record)]));
     const chains = chainsOf(calls).map((chain) => chain.map((call) => entryOf.get(call.id)));
     // main agent: write, read, Agent, answer; the sub-agent: Bash, report; every side request alone
     expect(chains.filter((chain) => chain[0] !== 0)).toEqual([
@@ -130,7 +111,9 @@ describe(`Claude Code ${harnessPin('claude-code').version} through the gateway i
     for (const sample of samples) expect(verifySample(sample, calls)).toEqual({ ok: true });
     for (const call of calls) {
       expect(call.frontDoor).toBe('anthropic-messages');
-      expect(run.gateway.store.getCallBodies(call.id)?.backendRequestBody).toMatchObject({ prompt: Array.from(call.promptTokenIds!) });
+      // the prompt ids went up as they were recorded: vLLM's /v1/completions `prompt`, SGLang's /generate `input_ids`
+      const promptField = HARNESS_BACKEND === 'sglang' ? 'input_ids' : 'prompt';
+      expect(run.gateway.store.getCallBodies(call.id)?.backendRequestBody).toMatchObject({ [promptField]: Array.from(call.promptTokenIds!) });
     }
   });
 });

@@ -6,6 +6,7 @@ import { runHarness } from './run-harness.js';
 import { PROOF_ANSWER, PROOF_CONTENT, PROOF_FILE, PROOF_PROMPT, proofScript, proofStepEntries } from './proof-task.js';
 import { startProofRun, type ProofRun } from './start-proof-run.js';
 import { expectSessionMatchesSim } from './expect-session-matches-sim.js';
+import { HARNESS_BACKEND_LABEL } from './harness-backend.js';
 
 const SESSION = 'claude-code-proof';
 const MODEL = 'Qwen/Qwen3-8B';
@@ -37,7 +38,7 @@ afterEach(async () => {
   await run.close();
 });
 
-describe(`Claude Code ${harnessPin('claude-code').version} (claude -p, Anthropic Messages) through the gateway`, () => {
+describe(`Claude Code ${harnessPin('claude-code').version} (claude -p, Anthropic Messages) through the gateway ${HARNESS_BACKEND_LABEL}`, () => {
   it('writes, reads and shouts a file with its own tools, answers, and every call is recorded token-exact', async () => {
     const result = await runHarness({
       bin: harnessBin('claude-code'),

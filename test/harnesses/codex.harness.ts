@@ -6,6 +6,7 @@ import { runHarness } from './run-harness.js';
 import { PROOF_ANSWER, PROOF_CONTENT, PROOF_FILE, PROOF_PROMPT, proofScript, proofStepEntries } from './proof-task.js';
 import { startProofRun, type ProofRun } from './start-proof-run.js';
 import { expectSessionMatchesSim } from './expect-session-matches-sim.js';
+import { HARNESS_BACKEND_LABEL } from './harness-backend.js';
 
 const SESSION = 'codex-proof';
 const MODEL = 'Qwen/Qwen3-8B';
@@ -47,7 +48,7 @@ afterEach(async () => {
   await run.close();
 });
 
-describe(`Codex ${harnessPin('codex').version} (codex exec, OpenAI Responses) through the gateway`, () => {
+describe(`Codex ${harnessPin('codex').version} (codex exec, OpenAI Responses) through the gateway ${HARNESS_BACKEND_LABEL}`, () => {
   it('writes, reads and shouts a file with its shell tool, answers, and every call is recorded token-exact', async () => {
     const provider = `model_providers.tokentap={name="tokentap",base_url="${run.openaiBase(SESSION)}",env_key="TOKENTAP_FAKE_KEY",wire_api="responses"}`;
     const result = await runHarness({

@@ -1,13 +1,15 @@
 import { expect } from 'vitest';
 import type { SimGenerationRecord } from '../../sim/index.js';
 import type { CallRow, Store } from '../../store/types.js';
+import { HARNESS_BACKEND } from './harness-backend.js';
 
 /**
  * Asserts that the session exists and that every one of its calls holds exactly what the simulator generated
  * for it (the simulator's own log): prompt ids, completion ids (EOS included), one float32 logprob per id, the
- * finish reason, no flags. Calls are paired with log records by the simulator's response id (`chatcmpl-…`),
- * found in the stored response body or the raw upstream stream; every record must belong to one call, so no
- * generation went unrecorded or into another session. Returns the calls with their records, in seq order.
+ * finish reason, no flags, served by a replica of the run's flavour (harness-backend.ts). Calls are paired with
+ * log records by the simulator's response id (`chatcmpl-…`; SGLang's `/generate`: the request's `rid`), found in
+ * the stored response body or the raw upstream stream; every record must belong to one call, so no generation went
+ * unrecorded or into another session. Returns the calls with their records, in seq order.
  */
 export function expectSessionMatchesSim(
   store: Store,
@@ -30,6 +32,9 @@ export function expectSessionMatchesSim(
     expect(Array.from(call.completionLogprobs ?? []), label).toEqual(record.logprobs.map((logprob) => Math.fround(logprob)));
     expect(call.finishReason, label).toBe(record.finishReason);
     expect(call.flags, label).toEqual([]);
+    // served by a replica of the flavour this run is about: SGLang names its weight version, vLLM none
+    expect(call.backendId, label).toMatch(HARNESS_BACKEND === 'sglang' ? /^sglang-/ : /^default$/);
+    expect(call.weightVersion, label).toBe(HARNESS_BACKEND === 'sglang' ? 'default' : null);
   }
   return pairs;
 }

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { runHarnessRollouts } from '../../examples/harness-rollouts.js';
 import { harnessBin, harnessPin } from './harness-bin.js';
+import { HARNESS_BACKEND, HARNESS_BACKEND_LABEL } from './harness-backend.js';
 
-describe(`examples/harness-rollouts.ts: Claude Code ${harnessPin('claude-code').version} and Codex ${harnessPin('codex').version} as rollouts`, () => {
+describe(`examples/harness-rollouts.ts: Claude Code ${harnessPin('claude-code').version} and Codex ${harnessPin('codex').version} as rollouts ${HARNESS_BACKEND_LABEL}`, () => {
   it('runs each agent in its own keyed session, rewards it by its file, and exports a group of samples carrying the rewards', async () => {
     // the pinned agents must be installed (the example finds them in .harness-cache/); this throws naming the installer
     harnessBin('claude-code');
     harnessBin('codex');
     const lines: string[] = [];
-    const results = await runHarnessRollouts({ harnesses: ['claude-code', 'codex'], print: (line) => lines.push(line) });
+    const results = await runHarnessRollouts({
+      harnesses: ['claude-code', 'codex'],
+      print: (line) => lines.push(line),
+      backendFlavour: HARNESS_BACKEND,
+    });
     expect(
       results.map((result) => [result.harness, result.exitCode, result.reward]),
       lines.join('\n'),

@@ -13,13 +13,22 @@ export interface GatewayWithSim {
   close(): Promise<void>;
 }
 
-/** A simulated vLLM backend and a gateway in front of it, both on port 0, with a temp database. */
+/**
+ * A simulated backend and a gateway in front of it, both on port 0, with a temp database. The simulator is vLLM
+ * unless `simOptions.flavour` says `'sglang'`; the gateway then has it as its one SGLang replica
+ * (`backends: [{ flavour: 'sglang', url }]`), as `--backend sglang=URL` would.
+ */
 export async function startGatewayWithSim(simOptions: SimBackendOptions = {}, gatewayOptions: GatewayOptions = {}): Promise<GatewayWithSim> {
   const temp = makeTempDir();
   const sim = await createSimBackend({ acceptAnyModel: true, ...simOptions });
   const simUrl = await sim.listen();
-  const gateway = createGateway({ backendUrl: simUrl, db: temp.file('tokentap.db'), port: 0, logLevel: 'silent', ...gatewayOptions });
+  const backend: GatewayOptions = simOptions.flavour === 'sglang' ? { backends: [{ flavour: 'sglang', url: simUrl }] } : { backendUrl: simUrl };
+  const gateway = createGateway({ ...backend, db: temp.file('tokentap.db'), port: 0, logLevel: 'silent', ...gatewayOptions });
   const url = await gateway.listen();
+  // the start-up probe asks an SGLang replica for one token (probe-token-ids.ts): that answer is no session's call,
+  // so it is dropped from the log, and the script starts over (the probe must not have used up an entry)
+  sim.log.splice(0, sim.log.length);
+  if (simOptions.script !== undefined) sim.setScript(simOptions.script);
   return {
     sim,
     simUrl,
