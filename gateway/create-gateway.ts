@@ -171,6 +171,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       toolCallParser: config.toolCallParser,
       backend,
       logger: logger as FastifyBaseLogger,
+      // a session's history this gateway lacks (a restart, another gateway served it) is rebuilt from the store
+      store,
     });
   }
   registerRoutes(app, context);

@@ -15,6 +15,7 @@ import { createRewardQueries } from './reward-queries.js';
 import { createBatchQueries } from './batch-queries.js';
 import { createExportQueries } from './export-queries.js';
 import { createInstanceQueries } from './instance-queries.js';
+import { createTokenFaithfulQueries } from './token-faithful-queries.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { OpenStoreOptions, Store, StoreStats } from './types.js';
 
@@ -78,6 +79,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
   const batches = createBatchQueries(database);
   const exportQueries = createExportQueries(database);
   const instances = createInstanceQueries(database);
+  const tokenFaithful = createTokenFaithfulQueries(database);
   const countRows = database.prepare<[], { sessions: number; calls: number }>(
     `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
   );
@@ -118,6 +120,7 @@ function createStore(database: Database.Database, path: string, readonly: boolea
     getCall: (callId) => reader.getCall(callId),
     getCallBodies: (callId, options) => reader.getCallBodies(callId, options),
     listCalls: (sessionId) => reader.listCalls(sessionId),
+    listTokenFaithfulCallIds: (sessionId, limit) => tokenFaithful.listCallIds(sessionId, limit),
     registerInstance: (row) => whenWritable(() => instances.register(row)),
     touchInstance: (id, at) => whenWritable(() => instances.touch(id, at)),
     removeInstance: (id) => whenWritable(() => instances.remove(id)),

@@ -488,6 +488,13 @@ export interface Store {
   /** calls of a session ordered by seq; their ids are views into shared arrays, read-only (store/session-arena.ts) */
   listCalls(sessionId: string): CallRow[];
   /**
+   * The ids of the session's newest calls that ended `ok` with a token-faithful prompt (a `chatRequestBody` kept),
+   * newest first, at most `limit`: what a gateway rebuilds a session's token history from after a restart, or when
+   * another gateway on this database served the session (docs/token-faithful.md). Calls in progress or ended
+   * otherwise are never listed. Served by the (session_id, seq) index from the newest call down.
+   */
+  listTokenFaithfulCallIds(sessionId: string, limit: number): string[];
+  /**
    * Runs several writes as one transaction (each write inside becomes a savepoint): one commit for a batch
    * of calls instead of one per call. A write that throws inside rolls back alone if the caller catches it.
    */

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { BackendClient } from '../backends/vllm.js';
-import type { ChatTokenRecord } from '../backends/chat-token-record.js';
 import type { ChatCallRenderer } from '../backends/chat-call-renderer.js';
 import { isRecord } from '../../core/json/is-record.js';
 import type { BackendFlavour, ReplicaCapabilities } from '../backends/fleet/fleet-types.js';
@@ -8,12 +7,13 @@ import { buildGenerateRequest } from '../backends/sglang/generate-request.js';
 import { GenerateToCompletion } from '../backends/sglang/generate-to-completion.js';
 import { createBackendPromptRenderer } from './backend-prompt-renderer.js';
 import { completionRequestFromChat } from './completion-request-from-chat.js';
-import { canonicalMessage, extendPrefixHash } from './conversation-hashes.js';
+import { tokenHistoryEntry } from './history-entry.js';
 import { createLocalPromptRenderer } from './local-prompt-renderer.js';
 import { resolveModelFamily, type ResolvedModelFamily } from '../../model-format/families/model-families.js';
 import type { OutputParserOptions, ReasoningParserName, ToolCallParserName } from './output-parsers.js';
 import { planPrompt, type PromptPlan } from './plan-prompt.js';
 import { promptRequestFrom, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
+import { restoreTokenHistory, type TokenHistoryStore } from './restore-token-history.js';
 import { SessionTokenHistory, type SessionTokenHistoryLimits } from './session-token-history.js';
 import { TokenFaithfulAssembler } from './token-faithful-assembler.js';
 import { tokenFaithfulCounters, countPlan, type TokenFaithfulCounters } from './token-faithful-counters.js';
@@ -32,6 +32,11 @@ export interface TokenFaithfulOptions {
   backend: BackendClient;
   logger: FastifyBaseLogger;
   historyLimits?: SessionTokenHistoryLimits;
+  /**
+   * the gateway's store: a session's history this gateway does not hold (a restart, another gateway on the database
+   * served its last call) is rebuilt from its recorded calls (restore-token-history.ts); without it, memory only
+   */
+  store?: TokenHistoryStore | undefined;
 }
 
 export interface PrepareInput {
@@ -103,6 +108,7 @@ export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithfu
       const request = promptRequestFrom(input.chatBody);
       const unsuited = unsuitedReason(input.chatBody, request);
       if (unsuited !== null) return plainRoute(mode.counters, unsuited);
+      if (options.store !== undefined) restoreQuietly(mode, options.store, input.sessionId);
       let plan: PromptPlan;
       try {
         plan = await planPrompt({ history, renderer, sessionId: input.sessionId, request, signal: input.signal });
@@ -149,8 +155,8 @@ function routesFor(mode: ModeState, input: PrepareInput, request: PromptRequest,
     parseToolCalls: input.chatBody.tool_choice !== 'none',
   };
   let assembler: TokenFaithfulAssembler | null = null;
-  const remember = (): void => {
-    if (assembler !== null) rememberCall(mode.history, input, plan, assembler);
+  const remember = (responseBody?: Record<string, unknown>): void => {
+    if (assembler !== null) rememberCall(mode.history, input, plan, assembler, responseBody ?? assembler.responseBody());
   };
   const renderer = rememberingRenderer(input.renderer, remember);
   const model = typeof input.chatBody.model === 'string' ? input.chatBody.model : null;
@@ -194,38 +200,38 @@ function describePlan(plan: PromptPlan): Record<string, unknown> {
   return { mode, reason, ...(againstCallId === undefined ? {} : { againstCallId }), ...(divergedAt === undefined ? {} : { divergedAt }) };
 }
 
-/** Keeps an answered call in the session's history, with the assistant message the harness was given. */
-function rememberCall(history: SessionTokenHistory, input: PrepareInput, plan: PromptPlan, assembler: TokenFaithfulAssembler): void {
-  const record = assembler.tokenRecord();
-  if (record.promptTokenIds === null || record.completionTokenIds === null) return;
-  const assistantHash = extendPrefixHash(plan.hashes.at(-1) ?? '', canonicalMessage(assembler.assistantMessage()));
-  history.remember(input.sessionId, {
-    callId: input.callId,
-    prefixHashes: [...plan.hashes, assistantHash],
-    settings: plan.settings,
-    promptIds: record.promptTokenIds,
-    completionIds: record.completionTokenIds,
-    endOfTurnId: endOfTurnId(record),
-  });
+/**
+ * Keeps an answered call in the session's history: the entry the store's copy of it rebuilds to (history-entry.ts),
+ * from the chat-shaped body the call is stored with (the whole body, or the stream's assembled one).
+ */
+function rememberCall(
+  history: SessionTokenHistory,
+  input: PrepareInput,
+  plan: PromptPlan,
+  assembler: TokenFaithfulAssembler,
+  responseBody: Record<string, unknown>,
+): void {
+  const entry = tokenHistoryEntry({ callId: input.callId, keys: plan, responseBody, tokens: assembler.tokenRecord() });
+  if (entry !== null) history.remember(input.sessionId, entry);
 }
 
 /**
- * The sampled id that ended the turn: the EOS (stop_reason null on vLLM; SGLang names it, `matched` = the EOS id) or
- * a stop token id, which vLLM keeps in `token_ids` and SGLang in `output_ids` (`output_ids_through_stop`: "stop
- * position is included"). A stop string is not one id, and max tokens cut the turn: neither can be extended.
+ * Rebuilds what the store has of the session that memory lacks. A store that cannot be read costs the chain, never
+ * the call: the history in memory is planned with.
  */
-function endOfTurnId(record: ChatTokenRecord): number | null {
-  const last = record.completionTokenIds?.at(-1);
-  if (last === undefined || record.finishReason !== 'stop') return null;
-  if (record.stopReason === null || record.stopReason === last) return last;
-  return null;
+function restoreQuietly(mode: ModeState, store: TokenHistoryStore, sessionId: string): void {
+  try {
+    restoreTokenHistory(mode.history, store, sessionId);
+  } catch (error) {
+    mode.options.logger.warn({ err: error, sessionId }, 'token-faithful history could not be read from the store; the call is planned from memory');
+  }
 }
 
 /** The front door's renderer, plus: once the call is answered and stored, remember it. */
-function rememberingRenderer(inner: ChatCallRenderer, remember: () => void): ChatCallRenderer {
+function rememberingRenderer(inner: ChatCallRenderer, remember: (responseBody?: Record<string, unknown>) => void): ChatCallRenderer {
   return {
     renderBody(completion) {
-      remember();
+      remember(completion);
       return inner.renderBody(completion);
     },
     streamHeaders: () => inner.streamHeaders(),

@@ -2,7 +2,7 @@ import type { TokenHistoryEntry } from './session-token-history.js';
 
 /** Why a call was rendered fresh instead of extending an earlier one. */
 export type FreshReason =
-  /** the session has no earlier call in memory (its first call, or the first since a restart) */
+  /** the session has no earlier call, in memory or in the store (restore-token-history.ts): its first call */
   | 'first-call'
   /** no earlier call shares even the first message (another agent, a sub-agent, a side request) */
   | 'unrelated-history'

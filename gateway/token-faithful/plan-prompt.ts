@@ -1,5 +1,5 @@
-import { prefixHashes, renderSettingsKey } from './conversation-hashes.js';
 import { findExtendedCall, type FreshReason } from './find-extended-call.js';
+import { requestKeys } from './history-entry.js';
 import type { PromptRenderer, PromptRequest } from './prompt-renderer.js';
 import type { SessionTokenHistory } from './session-token-history.js';
 
@@ -33,8 +33,8 @@ export interface PlanPromptInput {
  */
 export async function planPrompt(input: PlanPromptInput): Promise<PromptPlan> {
   const { request, renderer, signal } = input;
-  const hashes = prefixHashes(request.messages);
-  const settings = JSON.stringify(renderSettingsKey(request));
+  // the keys the call is remembered with once answered (history-entry.ts), and rebuilt with from the store
+  const { hashes, settings } = requestKeys(request);
   const match = findExtendedCall(input.history.entries(input.sessionId), hashes, settings);
   if (match.kind === 'extend') {
     const { entry } = match;

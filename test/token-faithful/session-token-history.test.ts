@@ -52,3 +52,29 @@ describe('the session token history', () => {
     expect(history.tokenCount).toBe(36);
   });
 });
+
+describe('restoring a session history from the store', () => {
+  it('merges the store window after what memory keeps, knows every listed call, and trims to the newest calls', () => {
+    const history = new SessionTokenHistory({ callsPerSession: 3, maxTokens: 1000 });
+    history.remember('s', entry('old', [USER]));
+    history.remember('s', entry('mine', [USER]));
+    // the store's newest calls, oldest first: 'mine' is kept already, 'other' came from another gateway, 'empty' gave no entry
+    history.restore('s', ['mine', 'empty', 'other'], new Map([['other', entry('other', [USER])]]));
+    expect(history.entries('s').map((kept) => kept.callId)).toEqual(['old', 'mine', 'other']);
+    expect(history.tokenCount).toBe(36);
+    for (const callId of ['old', 'mine', 'empty', 'other']) expect(history.knows('s', callId)).toBe(true);
+    expect(history.knows('s', 'newer')).toBe(false);
+    expect(history.knows('t', 'mine')).toBe(false);
+    history.restore('s', ['other', 'newer'], new Map([['newer', entry('newer', [USER])]]));
+    expect(history.entries('s').map((kept) => kept.callId)).toEqual(['mine', 'other', 'newer']);
+    expect(history.tokenCount).toBe(36);
+  });
+
+  it('keeps one entry per call when a call is both read back and remembered live', () => {
+    const history = new SessionTokenHistory({ callsPerSession: 4, maxTokens: 1000 });
+    history.restore('s', ['a'], new Map([['a', entry('a', [USER])]]));
+    history.remember('s', entry('a', [USER], 20));
+    expect(history.entries('s').map((kept) => [kept.callId, kept.promptIds.length])).toEqual([['a', 20]]);
+    expect(history.tokenCount).toBe(22);
+  });
+});
