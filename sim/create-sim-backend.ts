@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
+import path from 'node:path';
 import fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import { registerChatCompletions } from './handle-chat-completion.js';
@@ -7,7 +9,7 @@ import { registerServiceRoutes } from './service-routes.js';
 import type { SimContext } from './sim-context.js';
 import { simFaultSchema } from './sim-fault.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
-import { DEFAULT_MAX_MODEL_LEN, DEFAULT_MODEL_NAME, DEFAULT_SERVER_VERSION, type SimBackendOptions } from './sim-options.js';
+import { DEFAULT_MAX_MODEL_LEN, DEFAULT_MODEL_NAME, DEFAULT_SERVER_VERSION, type SimBackendOptions, type SimFamily } from './sim-options.js';
 import { createScriptBook, parseSimScript, type SimScript } from './sim-script.js';
 import { VllmError, vllmErrorBody } from './vllm-error.js';
 import { registerSglangRoutes } from './sglang/register-sglang-routes.js';
@@ -106,6 +108,7 @@ function createContext(options: SimBackendOptions): SimContext {
     acceptAnyModel: options.acceptAnyModel ?? false,
     seed: options.seed ?? 0,
     fast: options.fast ?? false,
+    family: options.family ?? familyOfFolder(tokenizerDir),
     reasoningField: options.reasoningField ?? 'reasoning',
     // SGLang's ErrorResponse is the flat `{object: "error", message, type, param, code}`
     errorShape: flavour === 'sglang' ? 'flat' : (options.errorShape ?? 'nested'),
@@ -146,4 +149,13 @@ function setErrorHandlers(app: FastifyInstance, context: SimContext): void {
       .send(JSON.stringify(vllmErrorBody(vllmError, context.errorShape)));
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send('{"detail":"Not Found"}'));
+}
+
+/** `llama3` when the folder's `chat_template.jinja` is a Llama 3 template (`<|start_header_id|>`), else `qwen3`. */
+function familyOfFolder(directory: string): SimFamily {
+  try {
+    return readFileSync(path.join(directory, 'chat_template.jinja'), 'utf8').includes('<|start_header_id|>') ? 'llama3' : 'qwen3';
+  } catch {
+    return 'qwen3';
+  }
 }

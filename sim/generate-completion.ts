@@ -3,6 +3,8 @@ import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js
 import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { renderLlama3Reply } from './render-llama3-reply.js';
+import type { SimFamily } from './sim-options.js';
 import { appendRecord, type SimContext } from './sim-context.js';
 import type { ResolvedSimFault } from './sim-fault.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
@@ -100,7 +102,7 @@ const tokenizedEntries = new WeakMap<object, Map<boolean, ReplyTokens>>();
 async function replyTokens(context: SimContext, reply: SimReply, thinking: boolean): Promise<ReplyTokens> {
   const cached = context.fast ? tokenizedEntries.get(reply)?.get(thinking) : undefined;
   if (cached !== undefined) return cached;
-  const tokens = tokenizeReply(await context.tokenizer(), reply, thinking);
+  const tokens = tokenizeReply(await context.tokenizer(), reply, thinking, context.family);
   if (context.fast) {
     const byThinking = tokenizedEntries.get(reply) ?? new Map<boolean, ReplyTokens>();
     byThinking.set(thinking, tokens);
@@ -109,8 +111,8 @@ async function replyTokens(context: SimContext, reply: SimReply, thinking: boole
   return tokens;
 }
 
-function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean): ReplyTokens {
-  const layout = renderReply(reply, { thinking });
+function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean, family: SimFamily): ReplyTokens {
+  const layout = family === 'llama3' ? renderLlama3Reply(reply) : renderReply(reply, { thinking });
   const tokenIds = tokenizer.encode(layout.text);
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special
   const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: true });

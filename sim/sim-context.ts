@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import type { ResolvedSimFault } from './sim-fault.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
-import type { ReasoningField, SimFlavour } from './sim-options.js';
+import type { ReasoningField, SimFamily, SimFlavour } from './sim-options.js';
 import type { ScriptBook } from './sim-script.js';
 import type { ErrorShape } from './vllm-error.js';
 
@@ -21,6 +21,8 @@ export interface SimContext {
   readonly acceptAnyModel: boolean;
   readonly seed: number;
   readonly fast: boolean;
+  /** whose output text completions are written in */
+  readonly family: SimFamily;
   readonly reasoningField: ReasoningField;
   readonly errorShape: ErrorShape;
   readonly dropStreamedToolCallIds: boolean;

@@ -9,6 +9,9 @@ export type ReasoningField = 'reasoning' | 'reasoning_content' | 'both';
 /** Which server the simulator is: vLLM's OpenAI-compatible API, or SGLang (native `/generate` and its OpenAI routes). */
 export type SimFlavour = 'vllm' | 'sglang';
 
+/** The model families the simulator writes output text for. */
+export type SimFamily = 'qwen3' | 'llama3';
+
 export interface SimBackendOptions {
   /** `vllm` (default) or `sglang`: SGLang's routes, fields and errors (see docs/sim.md, "The SGLang flavour") */
   flavour?: SimFlavour;
@@ -27,6 +30,12 @@ export interface SimBackendOptions {
   acceptAnyModel?: boolean;
   /** a Hugging Face model folder with tokenizer.json + tokenizer_config.json. Default: the bundled Qwen3 one */
   tokenizerDir?: string;
+  /**
+   * whose native output text the completions are written in (docs/model-families.md): `qwen3` (`<think>`, Hermes
+   * `<tool_call>`) or `llama3` (JSON tool calls). Default: `llama3` when the tokenizer folder's `chat_template.jinja`
+   * has Llama 3's `<|start_header_id|>`, else `qwen3`
+   */
+  family?: SimFamily;
   /** scripted replies and faults; without one (or when none matches) the seeded policy answers */
   script?: SimScript;
   /** seeds the random policy and the logprobs. Default 0 */
