@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { UsageError } from './usage-error.js';
 
 /**
- * Refuses a `modelDir` that cannot be a Hugging Face model folder before `serve` listens: token-faithful mode reads
- * it only at its first call, so a typo would otherwise surface as failed calls long after the start.
+ * Refuses a `modelDir` that cannot be a Hugging Face model folder before `serve` opens anything: the folder also feeds
+ * export provenance, without token-faithful mode. With the mode on, the gateway's start checks the rest (the tokenizer
+ * and chat template load and render: TT_MODEL_DIR_INVALID, gateway/token-faithful/load-model-dir.ts).
  *
  * @example assertModelDir(config.modelDir); // throws UsageError('--model-dir /models/qwen: no such folder')
  */

@@ -176,6 +176,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     });
   }
   registerRoutes(app, context);
+  // a --model-dir that cannot render is refused at start, not at every call (TT_MODEL_DIR_INVALID); app.inject() too
+  app.addHook('onReady', async () => context.tokenFaithful?.ready());
   // before the server waits for open requests: calls held by a pause are answered now, not after a resume
   app.addHook('preClose', async () => rollouts.close());
   let closeReport: GatewayCloseReport | null = null;
@@ -197,6 +199,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     config,
     recorder,
     async listen() {
+      // before the backends are probed: a model folder that cannot render fails the start at once
+      await context.tokenFaithful?.ready();
       await recorder.ready();
       // each replica is asked once what it is and whether it returns token ids, before the first call (docs/backends.md)
       await fleet.start();

@@ -108,6 +108,11 @@ export const ERROR_CODES = {
   // never on the wire as they are: a front door answers them as TT_INTERNAL
   /** a command called or configured wrongly (a missing or bad flag, an unreadable config file, no database at the path), or interrupted */
   TT_USAGE: { message: 'Invalid command line or configuration', userMistake: true },
+  /**
+   * token-faithful mode's `modelDir` cannot render prompts: no such folder, no tokenizer.json or tokenizer_config.json,
+   * a file that does not parse, no chat template, or a template that cannot render a one-message conversation
+   */
+  TT_MODEL_DIR_INVALID: { message: 'the model folder cannot render prompts', userMistake: true },
   /** a library function called with arguments it cannot use: a programming mistake of its caller, not a fault of the data */
   TT_INVALID_ARGUMENT: { message: 'Invalid argument', userMistake: false },
 

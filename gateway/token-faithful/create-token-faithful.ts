@@ -76,6 +76,13 @@ export interface TokenFaithfulPrepared {
 export interface TokenFaithful {
   readonly counters: TokenFaithfulCounters;
   /**
+   * Checks, once, what prompts are rendered with before the first call: with `modelDir`, the folder's tokenizer and
+   * chat template load and a one-message conversation renders and tokenizes (the tokenizer is loaded here, once, and
+   * reused by every call). Rejects with TokentapError TT_MODEL_DIR_INVALID naming the folder and what is wrong.
+   * Without `modelDir` the backend's `/tokenize` renders and there is nothing to check.
+   */
+  ready(): Promise<void>;
+  /**
    * The routes for a call of a covered model (one per backend flavour: send `routes[lease.flavour]`), with the call
    * metadata saying how its prompt came about; `route` and `routes` are null when the prompt could not be rendered
    * (the call then goes to the chat endpoint as usual, and the metadata says why). Null for models not covered.
@@ -100,8 +107,13 @@ export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithfu
   const family = { name: parsers.family.name, reasoningParser: parsers.reasoningParser, toolCallParser: parsers.toolCallParser };
   const mode: ModeState = { options, parsers, history, renderer, counters: tokenFaithfulCounters(history, family) };
   const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));
+  let checked: Promise<void> | undefined;
   return {
     counters: mode.counters,
+    ready() {
+      checked ??= renderer.check?.() ?? Promise.resolve();
+      return checked;
+    },
     async prepare(input) {
       const backendModel = typeof input.chatBody.model === 'string' ? input.chatBody.model : null;
       if (!covers(input.requestedModel) && !covers(backendModel)) return null;

@@ -1,30 +1,50 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { loadHfTokenizer, type HfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { normalizeChatMessages, normalizeChatTools } from '../../model-format/chat-template/normalize-chat-messages.js';
 import { chatTemplateSpecialTokens, renderChatTemplate } from '../../model-format/chat-template/render-chat-template.js';
+import { loadModelDir, modelDirError, type LoadedModelDir as LoadedModel } from './load-model-dir.js';
 import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
-interface LoadedModel {
-  tokenizer: HfTokenizer;
-  template: string;
-}
+/** The conversation `check()` renders: the least a chat template must take. */
+const CHECK_REQUEST: PromptRequest = {
+  model: null,
+  messages: [{ role: 'user', content: 'Hello' }],
+  tools: null,
+  chatTemplateKwargs: null,
+  chatTemplate: null,
+  addGenerationPrompt: true,
+};
 
 /**
  * Renders prompts from a Hugging Face model folder, the way vLLM's chat endpoint does (messages and tools
  * normalized as vLLM hands them to the template, `chat_template_kwargs` passed in, no special tokens added).
  * The template comes from `chat_template.jinja` when the folder has one (newer transformers write it there),
- * else from `tokenizer_config.json`. The folder is loaded once, on first use.
+ * else from `tokenizer_config.json`. The folder is loaded once, by `check()` at the gateway's start (or the first call).
  *
  * @example const renderer = createLocalPromptRenderer(qwen3TokenizerDir());
  */
 export function createLocalPromptRenderer(modelDir: string): PromptRenderer {
   let loading: Promise<LoadedModel> | undefined;
   const load = (): Promise<LoadedModel> => {
-    loading ??= loadModel(modelDir);
+    loading ??= loadModelDir(modelDir);
     return loading;
   };
   return {
+    async check() {
+      const model = await load();
+      let text: string;
+      try {
+        text = renderText(model, CHECK_REQUEST, CHECK_REQUEST.messages, true);
+      } catch (error) {
+        const reason = ((error as Error).cause ?? error) as Error;
+        throw modelDirError(modelDir, `the chat template cannot render a one-message conversation (${reason.message})`, error);
+      }
+      let ids: number[];
+      try {
+        ids = model.tokenizer.encode(text);
+      } catch (error) {
+        throw modelDirError(modelDir, `tokenizer.json cannot tokenize a rendered prompt (${(error as Error).message})`, error);
+      }
+      if (ids.length === 0) throw modelDirError(modelDir, 'the chat template renders a one-message conversation as no text');
+    },
     async renderFull(request) {
       const model = await load();
       return model.tokenizer.encode(renderText(model, request, request.messages, request.addGenerationPrompt));
@@ -43,13 +63,6 @@ export function createLocalPromptRenderer(modelDir: string): PromptRenderer {
       return cut === -1 ? null : model.tokenizer.encode(whole.slice(cut));
     },
   };
-}
-
-async function loadModel(modelDir: string): Promise<LoadedModel> {
-  const tokenizer = await loadHfTokenizer(modelDir);
-  const template = await readFile(path.join(modelDir, 'chat_template.jinja'), 'utf8').catch(() => tokenizer.chatTemplate);
-  if (template === null) throw new Error(`${modelDir} has no chat template (chat_template.jinja or tokenizer_config.json chat_template)`);
-  return { tokenizer, template };
 }
 
 function renderText(model: LoadedModel, request: PromptRequest, messages: Array<Record<string, unknown>>, addGenerationPrompt: boolean): string {

@@ -16,6 +16,12 @@ export interface PromptRequest {
  * Face folder (`--model-dir`) or the backend's own `/tokenize`.
  */
 export interface PromptRenderer {
+  /**
+   * Checks before the first call that prompts can be rendered at all (the local folder: its tokenizer and chat template
+   * load, and a one-message conversation renders and tokenizes); throws TokentapError TT_MODEL_DIR_INVALID naming the
+   * folder and what is wrong. Absent where nothing local can be checked (the backend's /tokenize renders).
+   */
+  check?(): Promise<void>;
   /** the whole conversation's prompt ids, as vLLM's chat endpoint would render them */
   renderFull(request: PromptRequest, signal: AbortSignal): Promise<number[]>;
   /**

@@ -76,9 +76,18 @@ async function readTokenizer(directory: string): Promise<HfTokenizer> {
     readFile(path.join(directory, 'tokenizer.json'), 'utf8'),
     readFile(path.join(directory, 'tokenizer_config.json'), 'utf8'),
   ]);
-  const tokenizerJson = JSON.parse(tokenizerText) as TokenizerJson;
-  const config = JSON.parse(configText) as TokenizerConfig;
+  const tokenizerJson = parseJsonFile('tokenizer.json', tokenizerText) as TokenizerJson;
+  const config = parseJsonFile('tokenizer_config.json', configText) as TokenizerConfig;
   return new LoadedTokenizer(directory, tokenizerJson, config);
+}
+
+/** JSON.parse, its SyntaxError naming the file (`tokenizer.json is not JSON: ...`). */
+function parseJsonFile(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SyntaxError(`${name} is not JSON: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 interface TokenizerJson {

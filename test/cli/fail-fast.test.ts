@@ -1,9 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { openStore } from '../../store/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { recordRawCall } from '../reconstruct/record-raw-call.js';
@@ -90,6 +92,20 @@ describe('tokentap serve fails fast on an address it cannot listen on (issue 14)
     expectOneLine(
       runCli(['serve', '--port', '0', '--db', temp.file('s.db'), '--model-dir', temp.file('empty-model')]),
       /--model-dir .*empty-model: no tokenizer\.json/,
+    );
+  });
+
+  it('refuses, in token-faithful mode, a --model-dir whose chat template is missing (it started and every call went plain)', () => {
+    const folder = temp.file('no-template');
+    mkdirSync(folder);
+    const qwen3 = qwen3TokenizerDir();
+    symlinkSync(path.join(qwen3, 'tokenizer.json'), path.join(folder, 'tokenizer.json'));
+    const config = JSON.parse(readFileSync(path.join(qwen3, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+    delete config.chat_template;
+    writeFileSync(path.join(folder, 'tokenizer_config.json'), JSON.stringify(config));
+    expectOneLine(
+      runCli(['serve', '--port', '0', '--db', temp.file('s.db'), '--token-faithful', '*', '--model-dir', folder]),
+      /^tokentap: --model-dir .*no-template: no chat template \(neither chat_template\.jinja nor a chat_template in tokenizer_config\.json\)/,
     );
   });
 });
