@@ -1,10 +1,11 @@
 import type { CallRow } from '../store/index.js';
+import { untrustedFlags } from '../store/types.js';
 import { describeFailedCall, type CallErrorSummary } from './describe-failed-call.js';
 import type { SampleStatus } from './sample.js';
 
 /**
  * What reconstruction may do with one call:
- * - `chain`: status ok, backend ids, no flags, a completion with one logprob per id. Trainable and mergeable.
+ * - `chain`: status ok, backend ids, no untrusted flags, a completion with one logprob per id. Trainable and mergeable.
  * - `own`: the call failed (aborted, backend_error, incomplete) after the backend sent ids. Its own sample, with
  *   the status saying why and loss weight 0: the ids it has are exact, but the turn never finished.
  * - `retokenize`: the backend gave no ids (`tokenSource: 'none'`) and the caller passed a retokenizer.
@@ -30,7 +31,9 @@ export function classifyCall(call: CallRow, options: { canRetokenize: boolean })
     return { kind: 'skip', reason: 'the backend returned no token ids (tokenSource none)' };
   }
   // a flag means the recorded ids may not be what the backend conditioned on or sampled: never train on them
-  if (call.flags.length > 0) return { kind: 'skip', reason: `flagged ${call.flags.join(', ')}: its ids are not trusted` };
+  // (a note such as token_faithful_fallback casts no doubt on them)
+  const untrusted = untrustedFlags(call.flags);
+  if (untrusted.length > 0) return { kind: 'skip', reason: `flagged ${untrusted.join(', ')}: its ids are not trusted` };
   if (call.promptTokenIds === null) return missingIds(call, 'no prompt ids recorded');
   const completion = call.completionTokenIds;
   if (completion === null || completion.length === 0) return missingIds(call, 'no completion ids recorded');

@@ -1,4 +1,5 @@
 import type { CallRow } from '../store/index.js';
+import { untrustedFlags } from '../store/types.js';
 import { isCutCompletion } from './classify-call.js';
 import type { ChatTurn } from './read-chat-turn.js';
 import type { DriftTokenizer } from './reconstruct-options.js';
@@ -51,10 +52,11 @@ export function classifyDrift(evidence: DriftEvidence): DriftVerdict {
     return { kind: 'retokenized', reason: 'the same text came back as other token ids' };
   }
   if (position >= promptLength && opened.prompt.length > promptLength) {
-    if (against.call.flags.length > 0)
+    const untrusted = untrustedFlags(against.call.flags);
+    if (untrusted.length > 0)
       return {
         kind: 'truncated-completion',
-        reason: `its recorded completion is flagged ${against.call.flags.join(', ')}, so it cannot be carried on`,
+        reason: `its recorded completion is flagged ${untrusted.join(', ')}, so it cannot be carried on`,
       };
     if (isCutCompletion(against.call))
       return { kind: 'truncated-completion', reason: `its completion was cut (${cutCause(against.call)}), so it cannot be carried on` };

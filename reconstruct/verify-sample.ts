@@ -1,6 +1,7 @@
 // Deliberately independent: this file reads only the raw call rows and the sample, and imports no other
 // reconstruction code (types aside), so a bug in reconstruction cannot hide itself by being shared with its check.
 import type { CallRow } from '../store/index.js';
+import { untrustedFlags } from '../store/types.js';
 import type { Sample } from './sample.js';
 
 export type VerifyResult = { ok: true } | { ok: false; errors: string[] };
@@ -15,7 +16,7 @@ const MAX_ERRORS = 20;
  *   reported (bit-equal float32) and that call's policy version;
  * - every mask-0 token is recorded context: it lies inside some call's prompt ids, at the same position, with
  *   logprob 0 and no policy version;
- * - every completion id of every listed call is in the sample with mask 1 (once), and no flagged or
+ * - every completion id of every listed call is in the sample with mask 1 (once), and no flagged (an untrusted flag) or
  *   retokenized call is trained; all arrays have one entry per token.
  *
  * @example
@@ -68,7 +69,8 @@ function checkCall(sample: Sample, row: CallRow, position: number, owner: Int32A
   const completion = row.completionTokenIds;
   const logprobs = row.completionLogprobs;
   if (row.tokenSource !== 'backend') return void errors.push(`${name} has no backend token ids (tokenSource ${row.tokenSource})`);
-  if (row.flags.length > 0) return void errors.push(`${name} is flagged ${row.flags.join(', ')}: its ids cannot be trained`);
+  const untrusted = untrustedFlags(row.flags);
+  if (untrusted.length > 0) return void errors.push(`${name} is flagged ${untrusted.join(', ')}: its ids cannot be trained`);
   if (prompt === null || completion === null || logprobs === null) return void errors.push(`${name} lacks prompt ids, completion ids or logprobs`);
   if (logprobs.length !== completion.length)
     return void errors.push(`${name} has ${logprobs.length} logprobs for ${completion.length} completion ids`);

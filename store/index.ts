@@ -7,6 +7,8 @@ export { LATEST_SCHEMA_VERSION } from './migrations/migrations.js';
 export {
   CALL_STATUSES,
   SESSION_END_STATUSES,
+  TRUSTED_CALL_FLAGS,
+  untrustedFlags,
   type AddRewardInput,
   type BatchAckRow,
   type ServableGroupsQuery,

@@ -50,7 +50,29 @@ export type CallFlag =
    * call's policy version: the replica was not serving the weights tokentap tagged the call with (a weight update
    * it missed, or one not announced through the policy version)
    */
-  | 'weight_version_mismatch';
+  | 'weight_version_mismatch'
+  /**
+   * a call of a model served token-faithfully (`tokenFaithful`) that went to the chat endpoint instead, because its
+   * prompt could not be rendered (metadata `tokenFaithful: {mode: 'plain', reason: 'render-failed', error}`). A note,
+   * not a doubt: its ids are the backend's own, exact, and trained on like any plain call's (reconstruction keeps it,
+   * `TRUSTED_CALL_FLAGS`); only the session's token chain restarts at the next call
+   */
+  | 'token_faithful_fallback';
+
+/**
+ * Flags that say something about a call without casting doubt on its token ids: reconstruction and `verifySample`
+ * treat a call carrying only these as unflagged. Every other flag means its ids are not trusted.
+ */
+export const TRUSTED_CALL_FLAGS: ReadonlySet<CallFlag> = new Set<CallFlag>(['token_faithful_fallback']);
+
+/**
+ * The flags of a call that make its ids untrusted (all but TRUSTED_CALL_FLAGS).
+ *
+ * @example untrustedFlags(['token_faithful_fallback', 'prompt_ids_missing']) // ['prompt_ids_missing']
+ */
+export function untrustedFlags(flags: readonly CallFlag[]): CallFlag[] {
+  return flags.filter((flag) => !TRUSTED_CALL_FLAGS.has(flag));
+}
 
 export interface SessionRow {
   id: string;

@@ -23,7 +23,7 @@ export interface CallView {
 
 /**
  * The call as text: a header (front door, model, status, times, the backend replica and weight version beside the
- * policy version, tokens, flags, the error), the request's messages
+ * policy version, tokens, flags, how token-faithful mode rendered it, the error), the request's messages
  * (role, content, reasoning, tool calls and results) and the reply, each text over FOLD_AT characters folded with a
  * note of how much was left out, unless `full`.
  *
@@ -40,6 +40,8 @@ export function formatCallView(view: CallView, options: { full: boolean }): stri
     `  tokens ${call.tokenSource ?? '-'}: prompt ${call.promptTokenIds?.length ?? '-'}, completion ${call.completionTokenIds?.length ?? '-'}${usageNote(call)}`,
     `  flags: ${call.flags.length === 0 ? 'none' : call.flags.join(', ')}`,
   ];
+  const faithful = tokenFaithfulLine(call);
+  if (faithful !== null) lines.push(`  token-faithful: ${faithful}`);
   if (call.error !== null) lines.push(`  error: ${formatCallError(call.error, Number.POSITIVE_INFINITY)}`);
   const count = view.messages.length === 1 ? '1 message, as the harness sent it' : `${view.messages.length} messages, as the harness sent them`;
   lines.push('', `request: ${count}${view.tools.length === 0 ? '' : `; tools: ${view.tools.join(', ')}`}`);
@@ -70,6 +72,23 @@ export function formatCallError(error: NonNullable<CallRow['error']>, width: num
   const shown = message.length > width ? `${message.slice(0, width - 1)}…` : message;
   const status = error.httpStatus === undefined ? '' : ` (HTTP ${error.httpStatus})`;
   return `${error.code ?? 'error'}${status}: ${shown}`;
+}
+
+/**
+ * How a call of a token-faithful model got its prompt (its metadata's `tokenFaithful`, docs/token-faithful.md), or
+ * null for other calls: `extends call <id> (+n tokens)`, `rendered fresh (reason)`, `fell back to plain (reason: error)`
+ * for a fallback (flagged `token_faithful_fallback`), `sent plain by design (reason)` for a request the mode does not take.
+ */
+function tokenFaithfulLine(call: CallRow): string | null {
+  const faithful = call.metadata.tokenFaithful;
+  if (faithful === null || typeof faithful !== 'object') return null;
+  const { mode, reason, extends: extended, newTokens, error } = faithful as Record<string, unknown>;
+  const why = typeof reason === 'string' ? reason : 'no reason recorded';
+  if (mode === 'extend') return `extends call ${String(extended)}${typeof newTokens === 'number' ? ` (+${newTokens} tokens)` : ''}`;
+  if (mode === 'fresh') return `rendered fresh (${why})`;
+  if (mode !== 'plain') return String(mode);
+  if (!call.flags.includes('token_faithful_fallback')) return `sent plain by design (${why})`;
+  return `fell back to plain (${why}${typeof error === 'string' ? `: ${oneLine(error)}` : ''})`;
 }
 
 function messageLines(title: string, message: ReadableMessage, full: boolean): string[] {

@@ -18,14 +18,20 @@ export interface CallScope {
   backendId: string | null;
   /** the code the call ended with when it failed (the replica's outcome), null while it has not */
   failureCode: string | null;
+  /** a call of a token-faithful model that went to the chat endpoint where it should not have: flagged `token_faithful_fallback` */
+  tokenFaithfulFallback: boolean;
 }
 
 /**
- * What a call's end records about its backend: the replica that served it and the policy version its weight version
- * is checked against.
+ * What a call's end records about how it was served: the replica that served it, the policy version its weight
+ * version is checked against, and whether token-faithful mode fell back to the chat endpoint.
  *
  * @example finishInput({ status: 'ok', ...recorded, ...callBackend(scope) })
  */
-export function callBackend(scope: CallScope): { backendId?: string; policyVersion: string | null } {
-  return { ...(scope.backendId === null ? {} : { backendId: scope.backendId }), policyVersion: scope.policyVersion };
+export function callBackend(scope: CallScope): { backendId?: string; policyVersion: string | null; tokenFaithfulFallback: boolean } {
+  return {
+    ...(scope.backendId === null ? {} : { backendId: scope.backendId }),
+    policyVersion: scope.policyVersion,
+    tokenFaithfulFallback: scope.tokenFaithfulFallback,
+  };
 }

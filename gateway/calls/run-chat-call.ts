@@ -86,6 +86,8 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
           signal: controller.signal,
         })
       : undefined;
+  // a call that should have gone token-faithfully and went plain (docs/token-faithful.md, "Fallback"): counted, flagged
+  if (faithful?.fallback !== undefined) context.metrics.tokenFaithfulFellBack(faithful.fallback);
   const attemptSource: AttemptSource = {
     path: options.backendPath ?? '/v1/chat/completions',
     body: options.backendBody,
@@ -143,6 +145,7 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
     policyVersion: admission.policyVersion,
     backendId: first?.lease.id ?? null,
     failureCode: null,
+    tokenFaithfulFallback: faithful?.fallback !== undefined,
   };
   if (pickFailure !== null) throw await recordFailure(scope, asTokentapError(pickFailure), { httpStatus: null, status: 'backend_error' });
   let answer: FleetAnswer<ChatAttempt>;

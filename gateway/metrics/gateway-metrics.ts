@@ -76,6 +76,12 @@ export class GatewayMetrics {
     help: 'Admin event streams closed because their reader fell too far behind (eventStreamMaxBufferBytes)',
     registers: [this.registry],
   });
+  readonly #tokenFaithfulFallbacks = new Counter({
+    name: 'tokentap_token_faithful_fallbacks_total',
+    help: 'Calls of a token-faithful model sent to the chat endpoint because their prompt could not be rendered, by reason (render-failed)',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
   readonly #retries = new Counter({
     name: 'tokentap_backend_retries_total',
     help: 'Backend requests sent again, by reason (status code or connection failure code)',
@@ -124,6 +130,11 @@ export class GatewayMetrics {
 
   eventStreamCutOff(): void {
     this.#eventStreamCutoffs.inc();
+  }
+
+  /** A call of a token-faithful model that went plain where it should not have (flagged `token_faithful_fallback`). */
+  tokenFaithfulFellBack(reason: string): void {
+    this.#tokenFaithfulFallbacks.inc({ reason });
   }
 
   backendRetried(retry: BackendRetry): void {

@@ -49,6 +49,8 @@ export interface FinishDetails {
   backendId?: string;
   /** the policy version the call began under (BeginCallInput.policyVersion), to check the backend's weight version against */
   policyVersion?: string | null;
+  /** a call of a token-faithful model sent to the chat endpoint where it should not have been: flagged `token_faithful_fallback` */
+  tokenFaithfulFallback?: boolean;
 }
 
 /**
@@ -72,7 +74,11 @@ export function finishInput(details: FinishDetails): FinishCallInput {
     finishReason: tokens.finishReason,
     stopReason: tokens.stopReason,
     usage: tokens.usage,
-    flags: mismatch ? [...tokens.flags, 'weight_version_mismatch'] : tokens.flags,
+    flags: [
+      ...tokens.flags,
+      ...(mismatch ? ['weight_version_mismatch' as const] : []),
+      ...(details.tokenFaithfulFallback === true ? ['token_faithful_fallback' as const] : []),
+    ],
     weightVersion,
     ...(details.backendId === undefined ? {} : { backendId: details.backendId }),
     responseBody: elidePromptIdsFromBody(details.responseBody ?? null),

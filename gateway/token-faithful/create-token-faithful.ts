@@ -71,6 +71,13 @@ export interface TokenFaithfulPrepared {
   /** the call's route on each backend flavour (docs/backends.md): vLLM `/v1/completions`, SGLang `/generate`; null with `route` */
   routes: Record<BackendFlavour, TokenFaithfulRoute> | null;
   metadata: Record<string, unknown>;
+  /**
+   * Set when the call should have gone token-faithfully and went to the chat endpoint instead (`render-failed`: the
+   * template refused the conversation, `/tokenize` failed): the reason, for the call's `token_faithful_fallback` flag
+   * and `tokentap_token_faithful_fallbacks_total{reason}`. Requests the mode does not take by design (a prefill, images,
+   * several choices) go plain without it.
+   */
+  fallback?: string;
 }
 
 export interface TokenFaithful {
@@ -191,6 +198,9 @@ function routesFor(mode: ModeState, input: PrepareInput, request: PromptRequest,
   };
 }
 
+/** Plain-mode reasons that are fallbacks (flagged and counted), not requests the mode leaves to the chat endpoint by design. */
+const FALLBACK_REASONS: ReadonlySet<string> = new Set(['render-failed']);
+
 function plainRoute(counters: TokenFaithfulCounters, reason: string, error?: string): TokenFaithfulPrepared {
   counters.plain++;
   counters.reasons[reason] = (counters.reasons[reason] ?? 0) + 1;
@@ -198,6 +208,7 @@ function plainRoute(counters: TokenFaithfulCounters, reason: string, error?: str
     route: null,
     routes: null,
     metadata: { tokenFaithful: { mode: 'plain', reason, ...(error === undefined ? {} : { error: error.slice(0, 500) }) } },
+    ...(FALLBACK_REASONS.has(reason) ? { fallback: reason } : {}),
   };
 }
 

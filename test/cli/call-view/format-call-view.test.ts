@@ -52,4 +52,20 @@ describe('the call view header', () => {
   it('shows a dash for each a call does not have (recorded before schema 6, or by vLLM outside a fleet)', () => {
     expect(formatCallView(view(call({})), { full: false })).toContain('\n  backend -  weight version -  policy version -\n');
   });
+
+  // issue 16: a token-faithful call that went plain at run time says so, and why
+  it('says how token-faithful mode rendered the call: a fallback to plain with its reason and error', () => {
+    const metadata = { tokenFaithful: { mode: 'plain', reason: 'render-failed', error: 'the chat template cannot render\nthis conversation' } };
+    const text = formatCallView(view(call({ metadata, flags: ['token_faithful_fallback'] })), { full: false });
+    expect(text).toContain(
+      '\n  flags: token_faithful_fallback\n  token-faithful: fell back to plain (render-failed: the chat template cannot render this conversation)\n',
+    );
+    const byDesign = call({ metadata: { tokenFaithful: { mode: 'plain', reason: 'multimodal-content' } } });
+    expect(formatCallView(view(byDesign), { full: false })).toContain('\n  token-faithful: sent plain by design (multimodal-content)\n');
+    const extended = call({ metadata: { tokenFaithful: { mode: 'extend', extends: 'call-1', newTokens: 50 } } });
+    expect(formatCallView(view(extended), { full: false })).toContain('\n  token-faithful: extends call call-1 (+50 tokens)\n');
+    const fresh = call({ metadata: { tokenFaithful: { mode: 'fresh', reason: 'first-call' } } });
+    expect(formatCallView(view(fresh), { full: false })).toContain('\n  token-faithful: rendered fresh (first-call)\n');
+    expect(formatCallView(view(call({})), { full: false })).not.toContain('token-faithful');
+  });
 });
