@@ -43,6 +43,10 @@ export async function probeTokenIds(
     };
   }
   if (hasTokenIds(answer.json)) return { returnsTokenIds: true, tokenIdsNote: null };
+  // an answer that is no completion at all (not JSON, no choices) says nothing about token ids
+  if (!isRecord(answer.json) || !Array.isArray(answer.json.choices) || answer.json.choices.length === 0) {
+    return { returnsTokenIds: null, tokenIdsNote: 'the token-id probe (one token on /v1/completions) was answered with no completion: unknown' };
+  }
   return { returnsTokenIds: false, tokenIdsNote: missingTokenIdsNote(input.flavour, input.version) };
 }
 
