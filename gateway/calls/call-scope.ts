@@ -20,6 +20,8 @@ export interface CallScope {
   failureCode: string | null;
   /** a call of a token-faithful model that went to the chat endpoint where it should not have: flagged `token_faithful_fallback` */
   tokenFaithfulFallback: boolean;
+  /** metadata the call's end adds (the request a failover sent, when it differs from the one recorded at begin) */
+  endMetadata?: Record<string, unknown>;
 }
 
 /**
@@ -28,10 +30,16 @@ export interface CallScope {
  *
  * @example finishInput({ status: 'ok', ...recorded, ...callBackend(scope) })
  */
-export function callBackend(scope: CallScope): { backendId?: string; policyVersion: string | null; tokenFaithfulFallback: boolean } {
+export function callBackend(scope: CallScope): {
+  backendId?: string;
+  policyVersion: string | null;
+  tokenFaithfulFallback: boolean;
+  metadata?: Record<string, unknown>;
+} {
   return {
     ...(scope.backendId === null ? {} : { backendId: scope.backendId }),
     policyVersion: scope.policyVersion,
     tokenFaithfulFallback: scope.tokenFaithfulFallback,
+    ...(scope.endMetadata === undefined ? {} : { metadata: scope.endMetadata }),
   };
 }

@@ -171,6 +171,13 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   const { lease, prepared } = answer;
   scope.backendId = lease.id;
   scope.createAssembler = prepared.createAssembler;
+  // a failover to a replica of the other flavour sent another request than the one recorded at begin: keep what was sent
+  if (first !== undefined && (prepared.path !== first.prepared.path || prepared.wholeBodyAsStream !== first.prepared.wholeBodyAsStream)) {
+    scope.endMetadata = {
+      servedRequest: { backendId: lease.id, path: prepared.path, body: prepared.body },
+      [STREAM_FROM_WHOLE_BODY_KEY]: prepared.wholeBodyAsStream,
+    };
+  }
   try {
     await relayAnswer(reply, answer.response, scope, prepared, options.stream);
   } finally {

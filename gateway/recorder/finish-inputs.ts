@@ -51,6 +51,8 @@ export interface FinishDetails {
   policyVersion?: string | null;
   /** a call of a token-faithful model sent to the chat endpoint where it should not have been: flagged `token_faithful_fallback` */
   tokenFaithfulFallback?: boolean;
+  /** keys merged into the call's metadata at its end (a failover's request, when another flavour served it) */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -87,8 +89,15 @@ export function finishInput(details: FinishDetails): FinishCallInput {
     httpStatus: details.httpStatus,
     error: error === undefined ? null : { httpStatus: error.status, code: error.code, message: error.message, body: details.backendErrorBody },
     ...timingFields(details.timing),
-    ...retryMetadata(details.retries),
+    ...endMetadata(details),
   };
+}
+
+/** The keys an end adds to the call's metadata: its retries, and what the caller adds. */
+function endMetadata(details: FinishDetails): Pick<FinishCallInput, 'metadata'> {
+  const retries = retryMetadata(details.retries).metadata;
+  if (details.metadata === undefined) return retries === undefined ? {} : { metadata: retries };
+  return { metadata: { ...retries, ...details.metadata } };
 }
 
 /** Only a retried call carries retry metadata: the common call's row stays as it was. */

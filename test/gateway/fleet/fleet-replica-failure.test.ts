@@ -152,4 +152,26 @@ describe('a replica of the fleet killed mid-run (issue 15)', () => {
       expect(verifySample(samples[0]!, calls)).toEqual({ ok: true });
     });
   }
+
+  it('records the request a failover to the other flavour sent, when it differs from the one recorded at begin', async () => {
+    const script = { replies: [{ content: REPLY, times: 'forever' as const }] };
+    fleet = await startSimFleet([
+      { flavour: 'sglang', sim: { fast: true, script } },
+      { flavour: 'vllm', sim: { fast: true, script } },
+    ]);
+    const session = sessionPlacedOn('whole-body', 'sglang-1', ['sglang-1', 'vllm-1']);
+    await fleet.kill('sglang-1');
+    // SGLang would have been asked this streamed chat whole; vLLM streams it: the call says what was sent
+    let text = '';
+    const stream = await client(session).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Stream it.' }], stream: true });
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe(REPLY);
+    const call = lastCall(session);
+    expect(call).toMatchObject({ status: 'ok', backendId: 'vllm-1' });
+    expect(call.metadata).toMatchObject({
+      streamFromWholeBody: false,
+      servedRequest: { backendId: 'vllm-1', path: '/v1/chat/completions', body: { stream: true, return_token_ids: true } },
+    });
+    expectCallMatchesItsReplica(fleet, call);
+  });
 });
