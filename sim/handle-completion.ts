@@ -78,7 +78,13 @@ export function opensThinkingTurn(record: SimGenerationRecord): boolean {
   return ASSISTANT_TURN_IDS.every((id, index) => ids[ids.length - ASSISTANT_TURN_IDS.length + index] === id);
 }
 
-function completionFacts(body: CompletionRequest, record: SimGenerationRecord): RequestFacts {
+/**
+ * What the script matcher knows of a text-prompt completion (no messages, no tools); SGLang's `/v1/completions` reads the same.
+ *
+ * @example
+ * decideReply(context, completionFacts(body, record), policy);
+ */
+export function completionFacts(body: CompletionRequest, record: SimGenerationRecord): RequestFacts {
   return {
     endpoint: 'completions',
     stream: body.stream === true,

@@ -45,19 +45,34 @@ export const DEFAULT_MAX_NEW_TOKENS = 128;
  * const body = readGenerateRequest(request.body); // { text: 'The capital of France is', sampling_params: {...} }
  */
 export function readGenerateRequest(body: unknown): GenerateRequest {
-  const parsed = generateRequestSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new VllmError(400, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid request'}`, { type: 'Bad Request' });
-  }
-  const request = parsed.data;
+  const request = readSglangBody(generateRequestSchema, body);
   const hasText = request.text !== undefined && request.text !== null;
   const hasIds = request.input_ids !== undefined && request.input_ids !== null;
   if (!hasText && !hasIds) throw new VllmError(400, 'Either text, input_ids or input_embeds should be provided.');
   if (hasText && hasIds) throw new VllmError(400, 'Either text or input_ids should be provided.');
-  const n = request.sampling_params?.n;
-  if (n !== undefined && n !== null && n !== 1) throw new VllmError(400, `n=${n} is not supported by the tokentap simulator; only n=1.`);
+  checkSingleChoice(request.sampling_params?.n);
   return request;
+}
+
+/**
+ * Parses an SGLang request body with its schema; a body that does not fit is FastAPI's validation 400 (`type: "Bad
+ * Request"`), naming the first field at fault.
+ *
+ * @example
+ * const body = readSglangBody(sglangChatSchema, request.body);
+ */
+export function readSglangBody<Schema extends z.ZodType>(schema: Schema, raw: unknown): z.output<Schema> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new VllmError(400, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid request'}`, { type: 'Bad Request' });
+  }
+  return parsed.data;
+}
+
+/** The simulator answers one choice per request: `n` other than 1 is a 400. @example checkSingleChoice(body.n); */
+export function checkSingleChoice(n: number | null | undefined): void {
+  if (n !== undefined && n !== null && n !== 1) throw new VllmError(400, `n=${n} is not supported by the tokentap simulator; only n=1.`);
 }
 
 /** The prompt as one string or one id list; a batch (a list of prompts) is refused. @example generatePrompt(body) // 'Hello' */

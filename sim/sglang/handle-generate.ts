@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { opensThinkingTurn } from '../handle-completion.js';
 import { bodyBytes, fastPromptIds, seedHash } from '../request-basics.js';
-import { decodeTokenFor, respondWithGeneration, runWithRecord } from '../respond.js';
+import { respondWithGeneration, runWithRecord } from '../respond.js';
 import { seededPolicyReply } from '../seeded-policy.js';
 import { createSeededRandom, hashNumbers } from '../seeded-random.js';
 import type { SimContext } from '../sim-context.js';
@@ -16,7 +16,14 @@ import {
   sglangRequestId,
   type GenerateRequest,
 } from './generate-request.js';
-import { cachedPrefix, rememberSequence, runSglangGeneration } from './sglang-generation.js';
+import {
+  cachedPrefix,
+  rememberSequence,
+  runSglangGeneration,
+  sglangLogprobSource,
+  sglangStopSettings,
+  type SglangGeneration,
+} from './sglang-generation.js';
 
 /**
  * SGLang's native `POST /generate` (and PUT, as http_server.py routes it): a `text` or `input_ids` prompt, no chat
@@ -68,11 +75,7 @@ async function generate(context: SimContext, request: FastifyRequest, reply: Fas
     {
       thinking: opensThinkingTurn(record),
       maxNewTokens,
-      stop: typeof sampling.stop === 'string' ? [sampling.stop] : (sampling.stop ?? []),
-      stopTokenIds: sampling.stop_token_ids ?? [],
-      noStopTrim: sampling.no_stop_trim === true,
-      skipSpecialTokens: sampling.skip_special_tokens !== false,
-      promptHash: hash,
+      ...sglangStopSettings(sampling, hash),
     },
     () => seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }),
   );
@@ -83,7 +86,7 @@ async function generate(context: SimContext, request: FastifyRequest, reply: Fas
     result,
     promptTokens: record.promptTokenIds.length,
     weightVersion: context.weightVersion,
-    logprobs: logprobSource(context, body, record, result.generation.logprobs, hash),
+    logprobs: logprobSource(context, body, record, result, hash),
     cachedTokens,
     startedAt,
     incremental: context.incrementalStreamingOutput,
@@ -96,15 +99,11 @@ async function generate(context: SimContext, request: FastifyRequest, reply: Fas
   });
 }
 
-function logprobSource(context: SimContext, body: GenerateRequest, record: SimGenerationRecord, logprobs: number[], hash: number) {
+function logprobSource(context: SimContext, body: GenerateRequest, record: SimGenerationRecord, result: SglangGeneration, hash: number) {
   if (body.return_logprob !== true) return null;
-  return {
-    source: { seed: context.seed, promptHash: hash },
-    outputLogprobs: logprobs,
-    promptTokenIds: record.promptTokenIds,
+  return sglangLogprobSource(context, record, result, hash, {
     logprobStartLen: body.logprob_start_len ?? -1,
     topLogprobsNum: body.top_logprobs_num ?? 0,
     returnText: body.return_text_in_logprobs === true,
-    decodeToken: decodeTokenFor(context),
-  };
+  });
 }

@@ -4,17 +4,17 @@ import { chatFacts, chatSettings, renderChatPrompt } from '../chat-prompt.js';
 import { checkChatReply } from '../check-chat-reply.js';
 import { chatRequestSchema, type ChatRequest } from '../read-generation-request.js';
 import { bodyBytes, fastPromptIds, seedHash } from '../request-basics.js';
-import { decodeTokenFor, respondWithGeneration, runWithRecord } from '../respond.js';
+import { respondWithGeneration, runWithRecord } from '../respond.js';
 import { seededPolicyReply } from '../seeded-policy.js';
 import { createSeededRandom, hashNumbers } from '../seeded-random.js';
 import type { SimContext } from '../sim-context.js';
 import type { SimGenerationRecord } from '../sim-generation-record.js';
 import { VllmError } from '../vllm-error.js';
-import { checkContextLength, sglangRequestId } from './generate-request.js';
+import { checkContextLength, checkSingleChoice, readSglangBody, sglangRequestId } from './generate-request.js';
 import { sglangChatBody, sglangChatStreamEvents } from './sglang-chat-answer.js';
 import { sglangBadRequest } from './sglang-error-handler.js';
 import { sglangMessageFields } from './sglang-message-fields.js';
-import { reasoningTokenCount, rememberSequence, runSglangGeneration } from './sglang-generation.js';
+import { reasoningTokenCount, rememberSequence, runSglangGeneration, sglangLogprobSource, sglangStopSettings } from './sglang-generation.js';
 
 // pydantic BaseModel's default `extra="ignore"`: fields SGLang does not know (vLLM's `request_id`, `add_generation_prompt`, ...) are dropped
 const sglangChatSchema = chatRequestSchema.extend({
@@ -65,11 +65,7 @@ async function chat(context: SimContext, request: FastifyRequest, reply: Fastify
     {
       thinking: settings.thinking,
       maxNewTokens,
-      stop: typeof body.stop === 'string' ? [body.stop] : (body.stop ?? []),
-      stopTokenIds: body.stop_token_ids ?? [],
-      noStopTrim: body.no_stop_trim === true,
-      skipSpecialTokens: body.skip_special_tokens !== false,
-      promptHash: hash,
+      ...sglangStopSettings(body, hash),
       checkReply: checkChatReply,
     },
     () => seededPolicyReply({ random, thinking: settings.thinking, tools: settings.tools, toolChoice: body.tool_choice }),
@@ -88,15 +84,7 @@ async function chat(context: SimContext, request: FastifyRequest, reply: Fastify
     weightVersion: context.weightVersion,
     logprobs:
       body.logprobs === true
-        ? {
-            source: { seed: context.seed, promptHash: hash },
-            outputLogprobs: result.generation.logprobs,
-            promptTokenIds: record.promptTokenIds,
-            logprobStartLen: -1,
-            topLogprobsNum: body.top_logprobs ?? 0,
-            returnText: true,
-            decodeToken: decodeTokenFor(context),
-          }
+        ? sglangLogprobSource(context, record, result, hash, { logprobStartLen: -1, topLogprobsNum: body.top_logprobs ?? 0, returnText: true })
         : null,
     returnTokenIds: body.return_token_ids === true,
     includeUsage: streamOptions?.include_usage === true,
@@ -115,12 +103,7 @@ async function chat(context: SimContext, request: FastifyRequest, reply: Fastify
 }
 
 function readSglangChatRequest(raw: unknown): SglangChatRequest {
-  const parsed = sglangChatSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new VllmError(400, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid request'}`, { type: 'Bad Request' });
-  }
-  const body = parsed.data;
+  const body = readSglangBody(sglangChatSchema, raw);
   if (body.stream === true) {
     if (body.return_prompt_token_ids === true) {
       throw sglangBadRequest(
@@ -137,7 +120,6 @@ function readSglangChatRequest(raw: unknown): SglangChatRequest {
   if (body.tool_choice === 'required' && (body.tools ?? []).length === 0) {
     throw new VllmError(400, 'Tools cannot be empty if tool choice is set to required.');
   }
-  if (body.n !== undefined && body.n !== null && body.n !== 1)
-    throw new VllmError(400, `n=${body.n} is not supported by the tokentap simulator; only n=1.`);
+  checkSingleChoice(body.n);
   return body;
 }

@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { opensThinkingTurn } from '../handle-completion.js';
+import { completionFacts, opensThinkingTurn } from '../handle-completion.js';
 import { completionRequestSchema } from '../read-generation-request.js';
 import { bodyBytes, fastPromptIds, seedHash } from '../request-basics.js';
-import { decodeTokenFor, respondWithGeneration, runWithRecord } from '../respond.js';
+import { respondWithGeneration, runWithRecord } from '../respond.js';
 import { seededPolicyReply } from '../seeded-policy.js';
 import { createSeededRandom, hashNumbers } from '../seeded-random.js';
 import type { SimContext } from '../sim-context.js';
 import type { SimGenerationRecord } from '../sim-generation-record.js';
 import { VllmError } from '../vllm-error.js';
-import { checkContextLength, sglangRequestId } from './generate-request.js';
+import { checkContextLength, checkSingleChoice, readSglangBody, sglangRequestId } from './generate-request.js';
 import { sglangCompletionBody, sglangCompletionStreamEvents } from './sglang-completion-answer.js';
-import { rememberSequence, runSglangGeneration } from './sglang-generation.js';
+import { rememberSequence, runSglangGeneration, sglangLogprobSource, sglangStopSettings } from './sglang-generation.js';
 
 const sglangCompletionSchema = completionRequestSchema.extend({
   max_tokens: z.number().int().positive().nullish(),
@@ -39,14 +39,8 @@ export function registerSglangCompletions(app: FastifyInstance, context: SimCont
 }
 
 async function completion(context: SimContext, request: FastifyRequest, reply: FastifyReply, record: SimGenerationRecord): Promise<void> {
-  const parsed = sglangCompletionSchema.safeParse(request.body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new VllmError(400, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid request'}`, { type: 'Bad Request' });
-  }
-  const body = parsed.data;
-  if (body.n !== undefined && body.n !== null && body.n !== 1)
-    throw new VllmError(400, `n=${body.n} is not supported by the tokentap simulator; only n=1.`);
+  const body = readSglangBody(sglangCompletionSchema, request.body);
+  checkSingleChoice(body.n);
   let prompt: unknown = body.prompt;
   if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] !== 'number') prompt = prompt[0];
   if (typeof prompt === 'string') {
@@ -62,23 +56,11 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
     context,
     record,
     reply,
-    {
-      endpoint: 'completions',
-      stream: body.stream === true,
-      model: body.model ?? null,
-      hasTools: false,
-      lastUserText: null,
-      lastToolResultText: null,
-      promptTexts: record.promptText === null ? [] : [record.promptText],
-    },
+    completionFacts(body, record),
     {
       thinking: opensThinkingTurn(record),
       maxNewTokens,
-      stop: typeof body.stop === 'string' ? [body.stop] : (body.stop ?? []),
-      stopTokenIds: body.stop_token_ids ?? [],
-      noStopTrim: body.no_stop_trim === true,
-      skipSpecialTokens: body.skip_special_tokens !== false,
-      promptHash: hash,
+      ...sglangStopSettings(body, hash),
     },
     () => seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }),
   );
@@ -95,15 +77,7 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
     logprobs:
       logprobs === undefined || logprobs === null
         ? null
-        : {
-            source: { seed: context.seed, promptHash: hash },
-            outputLogprobs: result.generation.logprobs,
-            promptTokenIds: record.promptTokenIds,
-            logprobStartLen: -1,
-            topLogprobsNum: logprobs,
-            returnText: true,
-            decodeToken: decodeTokenFor(context),
-          },
+        : sglangLogprobSource(context, record, result, hash, { logprobStartLen: -1, topLogprobsNum: logprobs, returnText: true }),
     returnTokenIds: body.return_token_ids === true,
     includeUsage: body.stream === true && body.stream_options?.include_usage === true,
     streamInterval: context.streamInterval,

@@ -8,6 +8,7 @@ import type { ResolvedSimFault } from '../sim-fault.js';
 import type { SimGenerationRecord } from '../sim-generation-record.js';
 import type { RequestFacts } from '../sim-script.js';
 import { VllmError } from '../vllm-error.js';
+import type { SglangLogprobSource } from './sglang-logprobs.js';
 
 /** SGLang's finish reasons as `BaseFinishReason.to_json()` writes them (schedule_batch.py). */
 export type SglangFinishReason = { type: 'stop'; matched: number | string } | { type: 'length'; length: number };
@@ -23,6 +24,34 @@ export interface SglangGenerationSettings {
   promptHash: number;
   /** refuses a decided reply the endpoint cannot answer (chat: raw text with tags, see check-chat-reply.ts) */
   checkReply?: (reply: SimReply | null, scriptEntry: number | null) => void;
+}
+
+/** The stop fields SGLang reads, under the same names in `/generate`'s `sampling_params` and the OpenAI bodies. */
+export interface SglangStopFields {
+  stop?: string | readonly string[] | null;
+  stop_token_ids?: readonly number[] | null;
+  no_stop_trim?: boolean | null;
+  skip_special_tokens?: boolean | null;
+}
+
+/**
+ * The stop settings of a generation from a request's stop fields (SamplingParams' defaults: no stops, trim the
+ * matched stop, skip special tokens).
+ *
+ * @example
+ * runSglangGeneration(context, record, reply, facts, { thinking, maxNewTokens, ...sglangStopSettings(body, hash) }, policy);
+ */
+export function sglangStopSettings(
+  fields: SglangStopFields,
+  promptHash: number,
+): Pick<SglangGenerationSettings, 'stop' | 'stopTokenIds' | 'noStopTrim' | 'skipSpecialTokens' | 'promptHash'> {
+  return {
+    stop: typeof fields.stop === 'string' ? [fields.stop] : (fields.stop ?? []),
+    stopTokenIds: fields.stop_token_ids ?? [],
+    noStopTrim: fields.no_stop_trim === true,
+    skipSpecialTokens: fields.skip_special_tokens !== false,
+    promptHash,
+  };
 }
 
 /** One finished generation, as SGLang's scheduler and detokenizer report it. */
@@ -124,6 +153,29 @@ export function cachedPrefix(context: SimContext, promptIds: readonly number[]):
     best = Math.max(best, shared);
   }
   return Math.max(0, Math.min(best, promptIds.length - 1));
+}
+
+/**
+ * What a request's logprob fields are built from: the seeded scores of this prompt and the generation's sampled
+ * logprobs; the endpoint says where scoring starts, how many alternatives and whether token texts come along.
+ *
+ * @example
+ * sglangLogprobSource(context, record, result, hash, { logprobStartLen: -1, topLogprobsNum: 2, returnText: true });
+ */
+export function sglangLogprobSource(
+  context: SimContext,
+  record: SimGenerationRecord,
+  result: SglangGeneration,
+  promptHash: number,
+  fields: Pick<SglangLogprobSource, 'logprobStartLen' | 'topLogprobsNum' | 'returnText'>,
+): SglangLogprobSource {
+  return {
+    source: { seed: context.seed, promptHash },
+    outputLogprobs: result.generation.logprobs,
+    promptTokenIds: record.promptTokenIds,
+    ...fields,
+    decodeToken: decodeTokenFor(context),
+  };
 }
 
 /** @example rememberSequence(context, [...promptIds, ...outputIds]); */
