@@ -172,6 +172,7 @@ function routesFor(mode: ModeState, input: PrepareInput, request: PromptRequest,
     toolCalls: mode.parsers.toolCallParser,
     tools: request.tools ?? [],
     parseToolCalls: input.chatBody.tool_choice !== 'none',
+    chatTemplateKwargs: isRecord(input.chatBody.chat_template_kwargs) ? input.chatBody.chat_template_kwargs : null,
   };
   let assembler: TokenFaithfulAssembler | null = null;
   const remember = (responseBody?: Record<string, unknown>): void => {

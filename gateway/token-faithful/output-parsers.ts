@@ -21,6 +21,8 @@ export interface OutputParserOptions {
   /** tool definitions of the request; tool calls are parsed only when there are some and tool_choice is not "none" */
   tools: readonly unknown[];
   parseToolCalls: boolean;
+  /** the request's `chat_template_kwargs` (DeepSeek's reasoning parser reads `thinking` there); default none */
+  chatTemplateKwargs?: Record<string, unknown> | null;
 }
 
 /** An assistant message read from completion text. */
@@ -44,7 +46,7 @@ export interface OutputDelta {
  * @example parseOutput('<think>\nx\n</think>\n\nHi', { reasoning: 'qwen3', toolCalls: 'hermes', tools: [], parseToolCalls: false })
  */
 export function parseOutput(text: string, options: OutputParserOptions): ParsedOutput {
-  const { reasoning, content } = reasoningParser(options).split(text);
+  const { reasoning, content } = reasoningParser(options).split(text, { chatTemplateKwargs: options.chatTemplateKwargs ?? null });
   const tools = toolCallParser(options);
   if (tools === null || content === null) return { reasoning, content, toolCalls: [] };
   const parsed = tools.parse(content, options.tools);
@@ -66,7 +68,7 @@ export interface OutputStreamParser {
  * @example const parser = createOutputStreamParser(options); chunks.map((chunk) => parser.push(chunk.text))
  */
 export function createOutputStreamParser(options: OutputParserOptions): OutputStreamParser {
-  const reasoning = reasoningParser(options).createStream();
+  const reasoning = reasoningParser(options).createStream({ chatTemplateKwargs: options.chatTemplateKwargs ?? null });
   const tools = toolCallParser(options)?.createStream(options.tools) ?? null;
   let contentSoFar = '';
   let contentSent = 0;

@@ -1,12 +1,17 @@
 import type { DeltaToolCall } from './qwen3/create-hermes-tool-call-stream.js';
 import type { ParsedToolCall } from './qwen3/parse-hermes-tool-calls.js';
 
+/** What of the request a reasoning parser may read (vLLM's DeepSeek V3 parser reads `chat_template_kwargs.thinking`). */
+export interface ReasoningRequest {
+  chatTemplateKwargs: Record<string, unknown> | null;
+}
+
 /** Reasoning split from completion text, whole and streamed (vLLM's `--reasoning-parser` for the family). */
 export interface FamilyReasoningParser {
   /** the name `--reasoning-parser` takes for it (vLLM's: `qwen3`) */
   name: string;
-  split(text: string): { reasoning: string | null; content: string | null };
-  createStream(): { push(deltaText: string): { reasoning?: string; content?: string } | null };
+  split(text: string, request?: ReasoningRequest): { reasoning: string | null; content: string | null };
+  createStream(request?: ReasoningRequest): { push(deltaText: string): { reasoning?: string; content?: string } | null };
 }
 
 /** Tool calls read from completion text, whole and streamed; the stream is fed the whole content so far (vLLM's `--tool-call-parser`). */
