@@ -5,7 +5,7 @@ import { computeAdvantages, isZeroVariance } from './compute-advantages.js';
 import type { AdvantageOptions, ExportFilters, ExportSummary, RewardOverride } from './export-options.js';
 import { countReason, countReconstruction } from './export-summary.js';
 import type { SampleFilter } from './create-sample-filter.js';
-import type { ExportUnit } from './select-export-units.js';
+import type { ExportUnit } from './export-unit-shape.js';
 import { selectRollouts } from './select-rollouts.js';
 
 /** What exporting one unit reads: rewards, calls, bodies (chain breaks, conversations) and rollout fields. */

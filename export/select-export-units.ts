@@ -1,18 +1,9 @@
-import type { ExportUnitsFilter, RolloutRow, Store } from '../store/index.js';
+import type { ExportUnitsFilter, Store } from '../store/index.js';
 import type { ExportFilters } from './export-options.js';
 import { ROLLOUT_FILTER_REASONS } from './select-rollouts.js';
+import type { ExportUnit } from './export-unit-shape.js';
 
-/**
- * What an export hands a trainer together: a group's rollouts (sessions sharing a `groupId`), or one session in no
- * group (a group of one, keyed by its session id).
- */
-export interface ExportUnit {
-  /** the group id, or the session id of a session in no group */
-  key: string;
-  groupId: string | null;
-  /** the unit's sessions in group order (creation time, then id) */
-  rollouts: RolloutRow[];
-}
+export type { ExportUnit } from './export-unit-shape.js';
 
 /** What unit selection reads from a store. */
 export type UnitSelectionSource = Pick<Store, 'listExportUnits' | 'countExportSessions' | 'getGroup' | 'getRollout'>;

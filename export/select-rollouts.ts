@@ -1,7 +1,7 @@
 import { findRewardProblem, type RewardRow, type RolloutRow, type Store } from '../store/index.js';
 import type { ExportFilters, RewardOverride } from './export-options.js';
 import { countReason } from './export-summary.js';
-import type { ExportUnit } from './select-export-units.js';
+import type { ExportUnit } from './export-unit-shape.js';
 
 /** A rollout the export takes, with its session reward (null when none was posted) and every current reward row. */
 export interface SelectedRollout {
