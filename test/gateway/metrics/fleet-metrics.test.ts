@@ -1,19 +1,11 @@
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { BackendFleet } from '../../../gateway/backends/fleet/fleet-types.js';
+import { describe, expect, it } from 'vitest';
 import { registerFleetMetrics } from '../../../gateway/metrics/register-fleet-metrics.js';
 import { closedPort } from '../../helpers/closed-port.js';
-import { createTestFleet, startSims, vllmSpec } from '../backends/fleet/fleet-test-helpers.js';
+import { closeAfterEach, createTestFleet, startSims, vllmSpec } from '../backends/fleet/fleet-test-helpers.js';
 import { sampleValue } from './metric-value.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-function track(fleet: BackendFleet): BackendFleet {
-  cleanups.push(() => fleet.close());
-  return fleet;
-}
+const { cleanups, track } = closeAfterEach();
 
 describe('registerFleetMetrics', () => {
   it('exposes each replica by its id: in flight, calls, errors by code, sessions pinned, state, token ids, first token and tokens', async () => {

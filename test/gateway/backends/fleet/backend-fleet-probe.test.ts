@@ -1,21 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { BackendFleet } from '../../../../gateway/backends/fleet/fleet-types.js';
+import { describe, expect, it } from 'vitest';
 import { createSimBackend } from '../../../../sim/index.js';
 import { closedPort } from '../../../helpers/closed-port.js';
-import { createTestFleet, recordingLogger, startSims, vllmSpec } from './fleet-test-helpers.js';
+import { closeAfterEach, createTestFleet, recordingLogger, startSims, vllmSpec } from './fleet-test-helpers.js';
 
 const CLI = fileURLToPath(new URL('../../../../dist/cli/main.js', import.meta.url));
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-function track(fleet: BackendFleet): BackendFleet {
-  cleanups.push(() => fleet.close());
-  return fleet;
-}
+const { cleanups, track } = closeAfterEach();
 
 describe('the start-up probe', () => {
   it('finds a vLLM replica: its flavour, version, models, and that it returns token ids (asked for a token when its version says nothing)', async () => {

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTokentapError } from '../../../../core/errors/tokentap-error.js';
 import type { BackendFleet, PickInput, ReplicaLease } from '../../../../gateway/backends/fleet/fleet-types.js';
 import { closedPort } from '../../../helpers/closed-port.js';
-import { createTestFleet, recordingLogger, sessionIds, startSims, vllmSpec } from './fleet-test-helpers.js';
+import { closeAfterEach, createTestFleet, recordingLogger, sessionIds, startSims, vllmSpec } from './fleet-test-helpers.js';
 
 const none: ReadonlySet<string> = new Set();
 const call = (sessionId: string | null, model: string | null = null, exclude = none): PickInput => ({ model, sessionId, exclude });
@@ -24,14 +24,7 @@ async function offlineSpecs(count: number, models: string[] = []): Promise<Retur
   return Array.from({ length: count }, (_, index) => vllmSpec(`vllm-${index + 1}`, `http://127.0.0.1:${port}`, models));
 }
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-function track(fleet: BackendFleet): BackendFleet {
-  cleanups.push(() => fleet.close());
-  return fleet;
-}
+const { cleanups, track } = closeAfterEach();
 
 describe('session placement', () => {
   it('spreads new sessions over the replicas by rendezvous hashing, about evenly', async () => {

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { createBackendFleet, type BackendFleetOptions } from '../../../../gateway/backends/fleet/create-backend-fleet.js';
 import type { FleetLogger } from '../../../../gateway/backends/fleet/fleet-logger.js';
 import type { BackendFleet, BackendSpec } from '../../../../gateway/backends/fleet/fleet-types.js';
@@ -46,6 +47,26 @@ export async function startSims(
   const sims = await Promise.all(Array.from({ length: count }, () => createSimBackend({ fast: true, ...options })));
   const urls = await Promise.all(sims.map((sim) => sim.listen()));
   return { sims, urls, close: async () => void (await Promise.all(sims.map((sim) => sim.close()))) };
+}
+
+/**
+ * What a test opened, closed after each test, newest first: push a close to `cleanups`, or wrap a fleet in `track`.
+ * Call it once at a test file's top level (it registers the `afterEach` hook there).
+ *
+ * @example
+ * const { cleanups, track } = closeAfterEach();
+ * const fleet = track(createTestFleet(specs));
+ */
+export function closeAfterEach(): { cleanups: Array<() => Promise<void>>; track(fleet: BackendFleet): BackendFleet } {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const track = (fleet: BackendFleet): BackendFleet => {
+    cleanups.push(() => fleet.close());
+    return fleet;
+  };
+  return { cleanups, track };
 }
 
 /** Session ids `session-0` ... `session-(count-1)`. */
