@@ -151,10 +151,12 @@ function setErrorHandlers(app: FastifyInstance, context: SimContext): void {
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send('{"detail":"Not Found"}'));
 }
 
-/** `llama3` when the folder's `chat_template.jinja` is a Llama 3 template (`<|start_header_id|>`), else `qwen3`. */
+/** `deepseek-v3` when the folder's `chat_template.jinja` has `<｜tool▁calls▁begin｜>`, `llama3` when it is a Llama 3 template (`<|start_header_id|>`), else `qwen3`. */
 function familyOfFolder(directory: string): SimFamily {
   try {
-    return readFileSync(path.join(directory, 'chat_template.jinja'), 'utf8').includes('<|start_header_id|>') ? 'llama3' : 'qwen3';
+    const template = readFileSync(path.join(directory, 'chat_template.jinja'), 'utf8');
+    if (template.includes('<｜tool▁calls▁begin｜>')) return 'deepseek-v3';
+    return template.includes('<|start_header_id|>') ? 'llama3' : 'qwen3';
   } catch {
     return 'qwen3';
   }

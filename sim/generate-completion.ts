@@ -3,6 +3,7 @@ import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js
 import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { renderDeepSeekV3Reply } from './render-deepseek-v3-reply.js';
 import { renderLlama3Reply } from './render-llama3-reply.js';
 import type { SimFamily } from './sim-options.js';
 import { appendRecord, type SimContext } from './sim-context.js';
@@ -112,7 +113,7 @@ async function replyTokens(context: SimContext, reply: SimReply, thinking: boole
 }
 
 function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean, family: SimFamily): ReplyTokens {
-  const layout = family === 'llama3' ? renderLlama3Reply(reply) : renderReply(reply, { thinking });
+  const layout = family === 'llama3' ? renderLlama3Reply(reply) : family === 'deepseek-v3' ? renderDeepSeekV3Reply(reply, { thinking }) : renderReply(reply, { thinking });
   const tokenIds = tokenizer.encode(layout.text);
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special
   const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: true });
