@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import type { BackendResponse } from '../backends/vllm.js';
-import type { ReplicaCapabilities, ReplicaLease } from '../backends/fleet/fleet-types.js';
+import type { ReplicaLease } from '../backends/fleet/fleet-types.js';
+import { UNKNOWN_CAPABILITIES } from '../backends/fleet/fleet-replica.js';
 import { pickSamplingParams } from '../backends/vllm-chat-request.js';
 import type { StreamAssembler } from '../backends/stream-assembler.js';
 import { postWithRetries, type FleetAnswer } from '../backends/post-with-retries.js';
@@ -105,6 +106,7 @@ async function recordChatCall(options: ChatCallOptions, admission: CallAdmission
   } catch (error) {
     pickFailure = error;
   }
+  // a call whose model no pool serves is recorded as sent to a replica nothing is known of (it was sent nowhere)
   const sent = first?.prepared ?? prepareAttempt(attemptSource, { flavour: 'vllm', capabilities: UNKNOWN_CAPABILITIES });
   context.recorder.begin({
     callId,
@@ -203,16 +205,6 @@ async function relayAnswer(reply: FastifyReply, answered: BackendResponse, scope
   }
   await relayChatBody(reply, response, scope, prepared.renderer);
 }
-
-/** What a call whose model no pool serves is recorded as having been sent to (it was sent nowhere). */
-const UNKNOWN_CAPABILITIES: ReplicaCapabilities = {
-  version: null,
-  detectedFlavour: null,
-  models: [],
-  returnsTokenIds: null,
-  tokenIdsNote: null,
-  incrementalStreaming: false,
-};
 
 /** A failure from outside the backend pipeline (the fleet's pick) as the error to record and answer. */
 function asTokentapError(error: unknown): TokentapError {

@@ -1,6 +1,16 @@
 import type { BackendClient } from '../vllm.js';
 import type { BackendFlavour, BackendSpec, ReplicaCapabilities, ReplicaSnapshot } from './fleet-types.js';
 
+/** What is known of a replica before its probe answers (and of a call sent to no replica): nothing. */
+export const UNKNOWN_CAPABILITIES: ReplicaCapabilities = {
+  version: null,
+  detectedFlavour: null,
+  models: [],
+  returnsTokenIds: null,
+  tokenIdsNote: null,
+  incrementalStreaming: false,
+};
+
 /** One replica as the fleet keeps it: its spec and client, its health and drain, its counts. */
 export interface FleetReplica {
   readonly id: string;
@@ -45,14 +55,7 @@ export function createFleetReplica(spec: BackendSpec, index: number, client: Bac
     downSince: 0,
     epoch: 0,
     modelsKnown: spec.models.length > 0,
-    capabilities: {
-      version: null,
-      detectedFlavour: null,
-      models: [],
-      returnsTokenIds: null,
-      tokenIdsNote: null,
-      incrementalStreaming: false,
-    },
+    capabilities: { ...UNKNOWN_CAPABILITIES },
     inFlight: 0,
     calls: 0,
     errors: {},
