@@ -52,35 +52,17 @@ export function registerBackendRoutes(app: FastifyInstance, fleet: BackendFleet,
     },
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/backends/:id/drain',
-    {
-      schema: routeSchema({
-        summary: 'Drain a replica: no new calls (in-flight ones finish), its sessions move to others',
-        access: 'admin',
-        params: backendParamsSchema,
-        response: { 200: replicaSnapshot },
-      }),
-    },
-    async (request) => {
-      authorize(request);
-      return fleet.drain(parseInput(backendParamsSchema, request.params, 'backend id').id);
-    },
-  );
-
-  app.post<{ Params: { id: string } }>(
-    '/backends/:id/undrain',
-    {
-      schema: routeSchema({
-        summary: 'Put a drained replica back in service (its health is checked first when it was down)',
-        access: 'admin',
-        params: backendParamsSchema,
-        response: { 200: replicaSnapshot },
-      }),
-    },
-    async (request) => {
-      authorize(request);
-      return fleet.undrain(parseInput(backendParamsSchema, request.params, 'backend id').id);
-    },
-  );
+  // drain and undrain: one route shape around a different fleet action
+  const replicaAction = (action: 'drain' | 'undrain', summary: string): void => {
+    app.post<{ Params: { id: string } }>(
+      `/backends/:id/${action}`,
+      { schema: routeSchema({ summary, access: 'admin', params: backendParamsSchema, response: { 200: replicaSnapshot } }) },
+      async (request) => {
+        authorize(request);
+        return fleet[action](parseInput(backendParamsSchema, request.params, 'backend id').id);
+      },
+    );
+  };
+  replicaAction('drain', 'Drain a replica: no new calls (in-flight ones finish), its sessions move to others');
+  replicaAction('undrain', 'Put a drained replica back in service (its health is checked first when it was down)');
 }
