@@ -1,5 +1,6 @@
 import { pythonJsonDumps } from '../../chat-template/python-json-dumps.js';
 import type { DeltaToolCall } from '../qwen3/create-hermes-tool-call-stream.js';
+import { isCompleteJson } from '../is-complete-json.js';
 import { makeToolCallId, type ParsedToolCall } from '../qwen3/parse-hermes-tool-calls.js';
 import { readPartialJson } from './partial-json.js';
 
@@ -157,15 +158,6 @@ function truthy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === 'object') return Object.keys(value).length > 0;
   return true;
-}
-
-function isCompleteJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** vLLM's `find_common_prefix`. */

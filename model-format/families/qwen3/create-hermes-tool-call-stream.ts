@@ -1,3 +1,4 @@
+import { isCompleteJson } from '../is-complete-json.js';
 import { makeToolCallId, TOOL_CALL_END, TOOL_CALL_START } from './parse-hermes-tool-calls.js';
 
 /** One entry of a streamed `delta.tool_calls`, keys in vLLM's order. */
@@ -98,15 +99,6 @@ function toolCallRegions(text: string): Array<{ json: string; complete: boolean 
     break;
   }
   return regions;
-}
-
-function isCompleteJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The raw `arguments` value: up to its matching close bracket, or all that has arrived so far. */
