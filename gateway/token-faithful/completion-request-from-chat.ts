@@ -35,16 +35,22 @@ const CHAT_ONLY_FIELDS = [
  * parsers), every sampling field of the chat body as it was, `max_tokens` from either chat name (null: the rest
  * of the context, which is what chat means when both are absent; completions would default to 16),
  * `return_token_ids`, legacy `logprobs: k` (k >= 1, so the sampled token's logprob is always there) and, for
- * streams, usage.
+ * streams, usage. `keepSpecialTokens` (a family whose output is read with them: Harmony's `<|channel|>`) asks
+ * `skip_special_tokens: false`.
  *
  * @example completionRequestFromChat(chatBody, [151644, 872, 198]).prompt // [151644, 872, 198]
  */
-export function completionRequestFromChat(chatBody: Record<string, unknown>, promptIds: readonly number[]): Record<string, unknown> {
+export function completionRequestFromChat(
+  chatBody: Record<string, unknown>,
+  promptIds: readonly number[],
+  options: { keepSpecialTokens?: boolean } = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...chatBody };
   for (const field of CHAT_ONLY_FIELDS) delete body[field];
   body.prompt = [...promptIds];
   body.max_tokens = numberOrNull(chatBody.max_tokens) ?? numberOrNull(chatBody.max_completion_tokens);
   body.return_token_ids = true;
+  if (options.keepSpecialTokens === true) body.skip_special_tokens = false;
   body.logprobs = Math.max(1, numberOrNull(chatBody.top_logprobs) ?? 0);
   if (chatBody.stream === true) {
     const streamOptions = isRecord(chatBody.stream_options) ? chatBody.stream_options : {};

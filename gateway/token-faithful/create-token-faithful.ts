@@ -110,7 +110,7 @@ export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithfu
   const parsers = resolveModelFamily(options);
   const history = new SessionTokenHistory(options.historyLimits);
   const renderer: PromptRenderer =
-    options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir);
+    options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir, parsers.family);
   const family = { name: parsers.family.name, reasoningParser: parsers.reasoningParser, toolCallParser: parsers.toolCallParser };
   const mode: ModeState = { options, parsers, history, renderer, counters: tokenFaithfulCounters(history, family) };
   const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));
@@ -183,7 +183,7 @@ function routesFor(mode: ModeState, input: PrepareInput, request: PromptRequest,
   return {
     vllm: {
       backendPath: '/v1/completions',
-      backendBody: completionRequestFromChat(input.chatBody, plan.promptIds),
+      backendBody: completionRequestFromChat(input.chatBody, plan.promptIds, { keepSpecialTokens: mode.parsers.family.keepsSpecialTokens === true }),
       createAssembler: () => (assembler = new TokenFaithfulAssembler(parserOptions)),
       renderer,
     },

@@ -15,11 +15,12 @@ const FOLDER_HINT = 'give a Hugging Face model folder, with tokenizer.json and t
  * Loads a Hugging Face model folder for rendering: `tokenizer.json` and `tokenizer_config.json` (the tokenizer,
  * loaded once per folder for the process), and the chat template from `chat_template.jinja` when the folder has one
  * (newer transformers write it there), else from `tokenizer_config.json`. Whatever is missing or cannot be read is a
- * TokentapError TT_MODEL_DIR_INVALID whose message names the folder and what is wrong.
+ * TokentapError TT_MODEL_DIR_INVALID whose message names the folder and what is wrong. `templateRequired: false` (a
+ * family with its own renderer) lets a folder without a template through.
  *
  * @example const { tokenizer, template } = await loadModelDir(qwen3TokenizerDir());
  */
-export async function loadModelDir(modelDir: string): Promise<LoadedModelDir> {
+export async function loadModelDir(modelDir: string, options: { templateRequired?: boolean } = {}): Promise<LoadedModelDir> {
   await expectFolder(modelDir);
   for (const name of ['tokenizer.json', 'tokenizer_config.json']) {
     const file = await stat(path.join(modelDir, name)).catch(() => undefined);
@@ -36,6 +37,8 @@ export async function loadModelDir(modelDir: string): Promise<LoadedModelDir> {
   const template = await readTemplateFile(modelDir);
   if (template !== null) return { tokenizer, template };
   if (tokenizer.chatTemplate !== null) return { tokenizer, template: tokenizer.chatTemplate };
+  // a family that renders its own prompts (gpt-oss) needs no template
+  if (options.templateRequired === false) return { tokenizer, template: '' };
   throw modelDirError(
     modelDir,
     'no chat template (neither chat_template.jinja nor a chat_template in tokenizer_config.json): give the folder of the model the backend serves, or leave --model-dir out to render with the backend',

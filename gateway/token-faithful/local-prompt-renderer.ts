@@ -1,6 +1,7 @@
 import { normalizeChatMessages, normalizeChatTools } from '../../model-format/chat-template/normalize-chat-messages.js';
 import { chatTemplateSpecialTokens, renderChatTemplate } from '../../model-format/chat-template/render-chat-template.js';
 import { loadModelDir, modelDirError, type LoadedModelDir as LoadedModel } from './load-model-dir.js';
+import type { ModelFamily } from '../../model-format/families/model-family.js';
 import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
 /** The conversation `check()` renders: the least a chat template must take. */
@@ -18,13 +19,16 @@ const CHECK_REQUEST: PromptRequest = {
  * normalized as vLLM hands them to the template, `chat_template_kwargs` passed in, no special tokens added).
  * The template comes from `chat_template.jinja` when the folder has one (newer transformers write it there),
  * else from `tokenizer_config.json`. The folder is loaded once, by `check()` at the gateway's start (or the first call).
+ * A family with its own renderer (gpt-oss: vLLM renders Harmony with openai_harmony, not a template) renders instead
+ * of the template, and the folder then needs none.
  *
  * @example const renderer = createLocalPromptRenderer(qwen3TokenizerDir());
  */
-export function createLocalPromptRenderer(modelDir: string): PromptRenderer {
+export function createLocalPromptRenderer(modelDir: string, family?: ModelFamily): PromptRenderer {
   let loading: Promise<LoadedModel> | undefined;
+  const renderPrompt = family?.renderPrompt;
   const load = (): Promise<LoadedModel> => {
-    loading ??= loadModelDir(modelDir);
+    loading ??= loadModelDir(modelDir, { templateRequired: renderPrompt === undefined }).then((model) => ({ ...model, renderPrompt }));
     return loading;
   };
   return {
@@ -65,8 +69,21 @@ export function createLocalPromptRenderer(modelDir: string): PromptRenderer {
   };
 }
 
-function renderText(model: LoadedModel, request: PromptRequest, messages: Array<Record<string, unknown>>, addGenerationPrompt: boolean): string {
+function renderText(
+  model: LoadedModel & { renderPrompt?: ModelFamily['renderPrompt'] },
+  request: PromptRequest,
+  messages: Array<Record<string, unknown>>,
+  addGenerationPrompt: boolean,
+): string {
   try {
+    // vLLM hands openai_harmony the messages and tools as sent (arguments as their strings) and today's date
+    if (model.renderPrompt !== undefined) {
+      return model.renderPrompt(messages, request.tools, {
+        addGenerationPrompt,
+        date: new Date().toISOString().slice(0, 10),
+        ...harmonyEffort(request),
+      });
+    }
     return renderChatTemplate({
       template: request.chatTemplate ?? model.template,
       messages: normalizeChatMessages(messages),
@@ -78,4 +95,10 @@ function renderText(model: LoadedModel, request: PromptRequest, messages: Array<
   } catch (error) {
     throw new Error(`the chat template cannot render this conversation: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** `chat_template_kwargs.reasoning_effort` (`low`, `medium`, `high`), as vLLM's gpt-oss reads the request's reasoning effort. */
+function harmonyEffort(request: PromptRequest): { reasoningEffort?: 'low' | 'medium' | 'high' } {
+  const effort = request.chatTemplateKwargs?.reasoning_effort;
+  return effort === 'low' || effort === 'medium' || effort === 'high' ? { reasoningEffort: effort } : {};
 }

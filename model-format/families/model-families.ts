@@ -4,11 +4,12 @@ import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { isRecord } from '../../core/json/is-record.js';
 import type { ModelFamily, ModelFolderFacts } from './model-family.js';
 import { deepSeekV3Family } from './deepseek-v3/index.js';
+import { gptOssFamily } from './gpt-oss/index.js';
 import { llama3Family } from './llama3/index.js';
 import { qwen3Family } from './qwen3/index.js';
 
 /** Every family token-faithful mode can read (docs/model-families.md); detection tries them in this order. */
-export const MODEL_FAMILIES: readonly ModelFamily[] = [qwen3Family, llama3Family, deepSeekV3Family];
+export const MODEL_FAMILIES: readonly ModelFamily[] = [qwen3Family, llama3Family, deepSeekV3Family, gptOssFamily];
 
 /** The family used when nothing names or detects one (no model folder): Qwen3, as before families existed. */
 export const DEFAULT_MODEL_FAMILY: ModelFamily = qwen3Family;
@@ -59,7 +60,8 @@ export function readModelFolderFacts(modelDir: string): ModelFolderFacts {
     const tokenizerConfig = readJson(path.join(modelDir, 'tokenizer_config.json'));
     const value = isRecord(tokenizerConfig) ? tokenizerConfig.chat_template : undefined;
     if (typeof value === 'string') template = value;
-    else if (Array.isArray(value)) template = value.map((entry) => (isRecord(entry) && typeof entry.template === 'string' ? entry.template : '')).join('\n');
+    else if (Array.isArray(value))
+      template = value.map((entry) => (isRecord(entry) && typeof entry.template === 'string' ? entry.template : '')).join('\n');
   }
   return { modelType, template: template ?? '' };
 }

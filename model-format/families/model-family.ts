@@ -1,5 +1,6 @@
 import type { DeltaToolCall } from './qwen3/create-hermes-tool-call-stream.js';
 import type { ParsedToolCall } from './qwen3/parse-hermes-tool-calls.js';
+import type { RenderChatOptions } from '../chat-template/render-chat-options.js';
 
 /** What of the request a reasoning parser may read (vLLM's DeepSeek V3 parser reads `chat_template_kwargs.thinking`). */
 export interface ReasoningRequest {
@@ -42,6 +43,13 @@ export interface ModelFamily {
   reasoning: FamilyReasoningParser | null;
   /** tool-call parsers by name, the first the default (Qwen3: `hermes`, `qwen3-coder`) */
   toolCalls: Readonly<Record<string, FamilyToolCallParser>>;
+  /**
+   * the family's own prompt renderer, used instead of the model folder's chat template: vLLM renders gpt-oss with
+   * openai_harmony, not with a template (a function of the messages, the tools and the template options)
+   */
+  renderPrompt?: (messages: readonly unknown[], tools: readonly unknown[] | null, options: RenderChatOptions) => string;
+  /** the output is read with its special tokens (Harmony's `<|channel|>`, ...): completions ask `skip_special_tokens: false` */
+  keepsSpecialTokens?: boolean;
   /** what re-rendering an earlier turn changes, so a turn is extended from its ids, never re-rendered */
   history: {
     /** earlier assistant turns lose their reasoning */
