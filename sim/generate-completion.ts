@@ -3,6 +3,7 @@ import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js
 import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { renderGptOssReply } from './render-gpt-oss-reply.js';
 import { renderDeepSeekV3Reply } from './render-deepseek-v3-reply.js';
 import { renderLlama3Reply } from './render-llama3-reply.js';
 import type { SimFamily } from './sim-options.js';
@@ -113,10 +114,18 @@ async function replyTokens(context: SimContext, reply: SimReply, thinking: boole
 }
 
 function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean, family: SimFamily): ReplyTokens {
-  const layout = family === 'llama3' ? renderLlama3Reply(reply) : family === 'deepseek-v3' ? renderDeepSeekV3Reply(reply, { thinking }) : renderReply(reply, { thinking });
+  const harmony = family === 'gpt-oss' ? renderGptOssReply(reply) : null;
+  const layout =
+    harmony ??
+    (family === 'llama3'
+      ? renderLlama3Reply(reply)
+      : family === 'deepseek-v3'
+        ? renderDeepSeekV3Reply(reply, { thinking })
+        : renderReply(reply, { thinking }));
   const tokenIds = tokenizer.encode(layout.text);
-  // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special
-  const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: true });
+  // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special. Harmony's
+  // are, and are read back from the text: gpt-oss's text keeps them (the gateway asks `skip_special_tokens: false`)
+  const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: harmony === null });
   const tokenTexts = tokenIds.map((id) => detokenizer.push(id));
   if (tokenTexts.length > 0) tokenTexts[tokenTexts.length - 1] += detokenizer.flush();
   // the parts' offsets index the rendered text, so the streamed text must be that text
@@ -128,7 +137,9 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
   }
   const endsTurn = reply.finishReason !== 'length';
   if (endsTurn) {
-    tokenIds.push(tokenizer.eosTokenId ?? QWEN_IM_END_ID);
+    // gpt-oss stops at <|call|> after a tool call (generation_config's eos_token_id lists it), else at <|return|>
+    const callId = harmony?.endsWithCall === true ? tokenizer.encode('<|call|>')[0] : undefined;
+    tokenIds.push(callId ?? tokenizer.eosTokenId ?? QWEN_IM_END_ID);
     tokenTexts.push('');
   }
   return { layout, tokenIds, tokenTexts, endsTurn };
