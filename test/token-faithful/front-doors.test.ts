@@ -7,7 +7,16 @@ import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { CallRow } from '../../store/types.js';
 import { expectCallsMatchSim } from '../helpers/expect-calls-match-sim.js';
 import type { GatewayWithSim } from '../helpers/gateway-with-sim.js';
-import { answerReply, expectPromptChain, MODEL, orderedScript, startTokenFaithful, STEP_TOOL, stepReply } from './token-faithful-fixtures.js';
+import {
+  answerReply,
+  expectPromptChain,
+  MODEL,
+  orderedScript,
+  startTokenFaithful,
+  STEP_RESPONSES_TOOL,
+  STEP_TOOL,
+  stepReply,
+} from './token-faithful-fixtures.js';
 
 const ANSWER = 'Both notes are read.';
 const SCRIPT = orderedScript([stepReply(1), stepReply(2), answerReply(ANSWER)]);
@@ -172,15 +181,7 @@ describe('Responses (openai client) in token-faithful mode', () => {
     it(`answers reasoning, function_call and message items (${stream ? 'streamed' : 'not streamed'}) and records the simulator's ids`, async () => {
       setup = await startTokenFaithful(SCRIPT);
       const client = new OpenAI({ baseURL: setup.openaiBase('responses'), apiKey: 'unused', maxRetries: 0 });
-      const tools = [
-        {
-          type: 'function' as const,
-          name: 'read_step',
-          description: 'Read the note of one step.',
-          parameters: STEP_TOOL.function.parameters,
-          strict: false,
-        },
-      ];
+      const tools = [STEP_RESPONSES_TOOL];
       const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'Read two notes.' }];
       const answers: OpenAI.Responses.Response[] = [];
       for (let turn = 0; turn < 3; turn++) {

@@ -18,6 +18,15 @@ export const STEP_TOOL = {
   },
 };
 
+/** STEP_TOOL as the Responses API declares a function tool. */
+export const STEP_RESPONSES_TOOL = {
+  type: 'function' as const,
+  name: STEP_TOOL.function.name,
+  description: STEP_TOOL.function.description,
+  parameters: STEP_TOOL.function.parameters,
+  strict: false,
+};
+
 /** What the model does at step `step` of a trajectory: reasoning, then a tool call. */
 export function stepReply(step: number): SimReply {
   return { reasoning: `Step ${step}: I read the next note.`, toolCalls: [{ name: 'read_step', arguments: { step, label: `note ${step}` } }] };

@@ -8,7 +8,7 @@ import { reconstructSession, verifySample } from '../../../reconstruct/index.js'
 import type { SimScript } from '../../../sim/index.js';
 import type { SimReply } from '../../../sim/render-reply-text.js';
 import type { CallRow } from '../../../store/types.js';
-import { MODEL, STEP_TOOL } from '../../token-faithful/token-faithful-fixtures.js';
+import { MODEL, STEP_RESPONSES_TOOL, STEP_TOOL } from '../../token-faithful/token-faithful-fixtures.js';
 import { expectCallMatchesItsReplica, sessionPlacedOn, startSimFleet, type SimFleet } from './fleet-fixtures.js';
 
 /** The Completions front door's prompts carry this; chat prompts never do (and token-id prompts have no text). */
@@ -261,15 +261,7 @@ async function messagesSession(fleet: SimFleet, session: string, stream: boolean
 
 async function responsesSession(fleet: SimFleet, session: string): Promise<HarnessTurn[]> {
   const client = openai(fleet, session);
-  const tools = [
-    {
-      type: 'function' as const,
-      name: 'read_step',
-      description: 'Read the note of one step.',
-      parameters: STEP_TOOL.function.parameters,
-      strict: false,
-    },
-  ];
+  const tools = [STEP_RESPONSES_TOOL];
   const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: `Read the notes (${session}).` }];
   const turns: HarnessTurn[] = [];
   for (let turn = 0; turn < 2; turn++) {
