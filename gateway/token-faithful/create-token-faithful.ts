@@ -189,7 +189,7 @@ function routesFor(mode: ModeState, input: PrepareInput, request: PromptRequest,
     },
     sglang: {
       backendPath: '/generate',
-      backendBody: buildGenerateRequest(input.chatBody, plan.promptIds),
+      backendBody: buildGenerateRequest(input.chatBody, plan.promptIds, { keepSpecialTokens: mode.parsers.family.keepsSpecialTokens === true }),
       createAssembler: (capabilities) => {
         const translate = new GenerateToCompletion({ promptIds: plan.promptIds, model, incrementalStreaming: capabilities?.incrementalStreaming });
         return (assembler = new TokenFaithfulAssembler(parserOptions, translate));

@@ -37,12 +37,21 @@ const SAME_NAME_FIELDS = [
  * Text and ids keep SGLang's defaults, which are vLLM's: special tokens skipped and stop strings trimmed in the
  * text only; `output_ids` always holds every sampled id through the stop token (`output_ids_through_stop`).
  *
+ * `keepSpecialTokens` (gpt-oss) asks `skip_special_tokens: false`, as the vLLM route does.
+ *
  * @example buildGenerateRequest({ model: 'm', messages, max_tokens: 64 }, [151644, 872]).sampling_params // { max_new_tokens: 64 }
  */
-export function buildGenerateRequest(chatBody: Record<string, unknown>, promptIds: readonly number[]): Record<string, unknown> {
+export function buildGenerateRequest(
+  chatBody: Record<string, unknown>,
+  promptIds: readonly number[],
+  options: { keepSpecialTokens?: boolean } = {},
+): Record<string, unknown> {
+  const samplingParams = samplingParamsFromChat(chatBody);
+  // a family whose output is read with its special tokens (Harmony's <|channel|>) must get them in the text
+  if (options.keepSpecialTokens === true) samplingParams.skip_special_tokens = false;
   return {
     input_ids: [...promptIds],
-    sampling_params: samplingParamsFromChat(chatBody),
+    sampling_params: samplingParams,
     return_logprob: true,
     logprob_start_len: -1,
     top_logprobs_num: Math.max(0, numberOrNull(chatBody.top_logprobs) ?? 0),

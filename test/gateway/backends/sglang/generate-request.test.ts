@@ -69,4 +69,16 @@ describe('the /generate body of a token-faithful call', () => {
       json_schema: '{"type": "object"}',
     });
   });
+
+  it("keeps the special tokens in the text for a family read with them (gpt-oss's Harmony channels), as the vLLM route does", () => {
+    expect(buildGenerateRequest({ max_tokens: 5 }, [1], { keepSpecialTokens: true }).sampling_params).toEqual({
+      max_new_tokens: 5,
+      skip_special_tokens: false,
+    });
+    // a request's own skip_special_tokens is overruled: without the markers the output cannot be read back
+    expect(buildGenerateRequest({ skip_special_tokens: true }, [1], { keepSpecialTokens: true }).sampling_params).toMatchObject({
+      skip_special_tokens: false,
+    });
+    expect(buildGenerateRequest({ max_tokens: 5 }, [1]).sampling_params).toEqual({ max_new_tokens: 5 });
+  });
 });
