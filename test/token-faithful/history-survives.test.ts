@@ -9,7 +9,7 @@ import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import { createSimBackend, type SimBackend } from '../../sim/index.js';
 import type { CallRow, FinishCallInput, Store } from '../../store/types.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { answerReply, expectPromptChain, MODEL, orderedScript, STEP_TOOL, stepReply } from './token-faithful-fixtures.js';
+import { answerReply, expectPromptChain, MODEL, orderedScript, STEP_TOOL, stepReply, toolLoopTurn } from './token-faithful-fixtures.js';
 
 /**
  * Histories survive (issue 16): a token-faithful session's history is rebuilt from the store when the gateway
@@ -68,20 +68,10 @@ const TURNS = 4;
 const ANSWER = 'All three notes are read.';
 const SCRIPT = orderedScript([stepReply(1), stepReply(2), stepReply(3), answerReply(ANSWER)]);
 
-/** One turn of a tool loop (examples/tool-agent.ts): the answer goes back without its reasoning, then a tool result per call. */
+/** One turn of a tool loop (examples/tool-agent.ts) against the gateway at `baseURL`; true when the model called a tool. */
 async function chatTurn(baseURL: string, messages: ChatCompletionMessageParam[], stream: boolean): Promise<boolean> {
   const client = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0 });
-  const request = { model: MODEL, messages, tools: [STEP_TOOL] };
-  const message = stream
-    ? (await client.chat.completions.stream(request).finalChatCompletion()).choices[0]!.message
-    : (await client.chat.completions.create(request)).choices[0]!.message;
-  const toolCalls = (message.tool_calls ?? []).filter((call) => call.type === 'function');
-  messages.push({ role: 'assistant', content: message.content ?? '', ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
-  for (const call of toolCalls) {
-    const { step } = JSON.parse(call.function.arguments) as { step: number };
-    messages.push({ role: 'tool', tool_call_id: call.id, content: `Note ${step}: the value is ${step * 7}.` });
-  }
-  return toolCalls.length > 0;
+  return (await toolLoopTurn(client, messages, stream)).called;
 }
 
 function firstMessages(): ChatCompletionMessageParam[] {

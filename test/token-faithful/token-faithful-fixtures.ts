@@ -1,3 +1,5 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { expect } from 'vitest';
 import type { GatewayOptions } from '../../gateway/create-gateway.js';
 import { qwen3TokenizerDir } from '../../model-format/tokenizer/load-hf-tokenizer.js';
@@ -26,6 +28,32 @@ export const STEP_RESPONSES_TOOL = {
   parameters: STEP_TOOL.function.parameters,
   strict: false,
 };
+
+/**
+ * One turn of a tool loop as most harnesses write it (examples/tool-agent.ts): the assistant message goes back with
+ * its content and tool calls but without its reasoning (so Qwen3's template renders earlier turns without `<think>`),
+ * then a tool result per call. Says whether the model called a tool, and what it wrote.
+ *
+ * @example
+ * const { called, content } = await toolLoopTurn(client, messages, true);
+ */
+export async function toolLoopTurn(
+  client: OpenAI,
+  messages: ChatCompletionMessageParam[],
+  stream: boolean,
+): Promise<{ called: boolean; content: string }> {
+  const request = { model: MODEL, messages, tools: [STEP_TOOL] };
+  const message = stream
+    ? (await client.chat.completions.stream(request).finalChatCompletion()).choices[0]!.message
+    : (await client.chat.completions.create(request)).choices[0]!.message;
+  const toolCalls = (message.tool_calls ?? []).filter((call) => call.type === 'function');
+  messages.push({ role: 'assistant', content: message.content ?? '', ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
+  for (const call of toolCalls) {
+    const { step } = JSON.parse(call.function.arguments) as { step: number };
+    messages.push({ role: 'tool', tool_call_id: call.id, content: `Note ${step}: the value is ${step * 7}.` });
+  }
+  return { called: toolCalls.length > 0, content: message.content ?? '' };
+}
 
 /** What the model does at step `step` of a trajectory: reasoning, then a tool call. */
 export function stepReply(step: number): SimReply {

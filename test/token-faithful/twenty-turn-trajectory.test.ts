@@ -7,11 +7,10 @@ import {
   answerReply,
   expectPromptChain,
   extendsCall,
-  MODEL,
   orderedScript,
   startTokenFaithful,
-  STEP_TOOL,
   stepReply,
+  toolLoopTurn,
 } from './token-faithful-fixtures.js';
 
 const TURNS = 20;
@@ -35,17 +34,8 @@ async function runToolLoop(baseURL: string, stream: boolean): Promise<{ turns: n
     { role: 'user', content: 'Read every note, then say you are done.' },
   ];
   for (let turn = 1; turn <= TURNS; turn++) {
-    const request = { model: MODEL, messages, tools: [STEP_TOOL] };
-    const message = stream
-      ? (await client.chat.completions.stream(request).finalChatCompletion()).choices[0]!.message
-      : (await client.chat.completions.create(request)).choices[0]!.message;
-    const toolCalls = (message.tool_calls ?? []).filter((call) => call.type === 'function');
-    messages.push({ role: 'assistant', content: message.content ?? '', ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
-    if (toolCalls.length === 0) return { turns: turn, answer: message.content ?? '' };
-    for (const call of toolCalls) {
-      const { step } = JSON.parse(call.function.arguments) as { step: number };
-      messages.push({ role: 'tool', tool_call_id: call.id, content: `Note ${step}: the value is ${step * 7}.` });
-    }
+    const { called, content } = await toolLoopTurn(client, messages, stream);
+    if (!called) return { turns: turn, answer: content };
   }
   throw new Error('no answer');
 }
