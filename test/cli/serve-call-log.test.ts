@@ -193,6 +193,8 @@ describe('tokentap serve logs one info line per call, and nothing else per reque
       expect(line, JSON.stringify(line)).not.toHaveProperty('res');
     }
     expect(others.map((line) => line.msg)).toEqual([
+      // the start-up probe's word on the one backend (docs/backends.md), before the gateway listens
+      'backend replica ready',
       expect.stringMatching(/^Server listening at /),
       expect.stringMatching(/^tokentap listening: /),
       'shutting down: no new calls, in-flight calls finish',

@@ -88,6 +88,9 @@ describe('POST /tokentap/v1/sessions', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.openapi).toBe('3.0.3');
     expect(Object.keys(answer.body.paths).sort()).toEqual([
+      '/tokentap/v1/backends',
+      '/tokentap/v1/backends/{id}/drain',
+      '/tokentap/v1/backends/{id}/undrain',
       '/tokentap/v1/batches',
       '/tokentap/v1/batches/{batchId}/ack',
       '/tokentap/v1/batches/{batchId}/release',
