@@ -16,14 +16,7 @@ import {
   sglangRequestId,
   type GenerateRequest,
 } from './generate-request.js';
-import {
-  cachedPrefix,
-  rememberSequence,
-  runSglangGeneration,
-  sglangLogprobSource,
-  sglangStopSettings,
-  type SglangGeneration,
-} from './sglang-generation.js';
+import { cachedPrefix, runSglangGeneration, sglangLogprobSource, sglangStopSettings, type SglangGeneration } from './sglang-generation.js';
 
 /**
  * SGLang's native `POST /generate` (and PUT, as http_server.py routes it): a `text` or `input_ids` prompt, no chat
@@ -80,7 +73,6 @@ async function generate(context: SimContext, request: FastifyRequest, reply: Fas
     () => seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }),
   );
   if (result === null) return;
-  rememberSequence(context, [...record.promptTokenIds, ...result.outputIds]);
   const answer = {
     id: record.requestId,
     result,

@@ -14,7 +14,7 @@ import { checkContextLength, checkSingleChoice, readSglangBody, sglangRequestId 
 import { sglangChatBody, sglangChatStreamEvents } from './sglang-chat-answer.js';
 import { sglangBadRequest } from './sglang-error-handler.js';
 import { sglangMessageFields } from './sglang-message-fields.js';
-import { reasoningTokenCount, rememberSequence, runSglangGeneration, sglangLogprobSource, sglangStopSettings } from './sglang-generation.js';
+import { reasoningTokenCount, runSglangGeneration, sglangLogprobSource, sglangStopSettings } from './sglang-generation.js';
 
 // pydantic BaseModel's default `extra="ignore"`: fields SGLang does not know (vLLM's `request_id`, `add_generation_prompt`, ...) are dropped
 const sglangChatSchema = chatRequestSchema.extend({
@@ -71,7 +71,6 @@ async function chat(context: SimContext, request: FastifyRequest, reply: Fastify
     () => seededPolicyReply({ random, thinking: settings.thinking, tools: settings.tools, toolChoice: body.tool_choice }),
   );
   if (result === null) return;
-  rememberSequence(context, [...record.promptTokenIds, ...result.outputIds]);
   const streamOptions = body.stream_options ?? null;
   const answer = {
     id: record.requestId,

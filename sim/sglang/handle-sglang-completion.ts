@@ -11,7 +11,7 @@ import type { SimGenerationRecord } from '../sim-generation-record.js';
 import { VllmError } from '../vllm-error.js';
 import { checkContextLength, checkSingleChoice, readSglangBody, sglangRequestId } from './generate-request.js';
 import { sglangCompletionBody, sglangCompletionStreamEvents } from './sglang-completion-answer.js';
-import { rememberSequence, runSglangGeneration, sglangLogprobSource, sglangStopSettings } from './sglang-generation.js';
+import { runSglangGeneration, sglangLogprobSource, sglangStopSettings } from './sglang-generation.js';
 
 const sglangCompletionSchema = completionRequestSchema.extend({
   max_tokens: z.number().int().positive().nullish(),
@@ -65,7 +65,6 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
     () => seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }),
   );
   if (result === null) return;
-  rememberSequence(context, [...record.promptTokenIds, ...result.outputIds]);
   const logprobs = body.logprobs;
   const answer = {
     id: record.requestId,

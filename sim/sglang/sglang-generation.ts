@@ -71,7 +71,8 @@ export interface SglangGeneration {
  * the result in SGLang's terms: output ids through the stop (schedule_batch.py `output_ids_through_stop`, "Stop
  * position is included"), `finish_reason` `{type: "stop", matched}` with the EOS / stop token id or the stop string,
  * or `{type: "length", length}`, and the text trimmed as the detokenizer's `trim_matched_stop` does (the matched
- * token's text and everything from the stop string on left out, unless `no_stop_trim`).
+ * token's text and everything from the stop string on left out, unless `no_stop_trim`). The finished sequence is
+ * remembered for the next request's `cached_tokens` (see cachedPrefix).
  *
  * @example
  * const result = await runSglangGeneration(context, record, reply, facts, settings, () => policyReply);
@@ -119,6 +120,7 @@ export async function runSglangGeneration(
     text,
     ...(decision.fault === null ? {} : { fault: decision.fault }),
   });
+  rememberSequence(context, [...record.promptTokenIds, ...outputIds]);
   return { generation, fault: decision.fault, outputIds, tokenTexts, text, finishReason };
 }
 
