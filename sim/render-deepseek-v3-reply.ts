@@ -41,7 +41,16 @@ export function renderDeepSeekV3Reply(reply: SimReply, options: { thinking: bool
     text += written;
     const argumentsEnd = text.length;
     text += CALL_END;
-    toolCalls.push({ name: call.name, argumentsText: written, start, nameEnd: argumentsStart, argumentsStart, argumentsEnd, jsonEnd: argumentsEnd, end: text.length });
+    toolCalls.push({
+      name: call.name,
+      argumentsText: written,
+      start,
+      nameEnd: argumentsStart,
+      argumentsStart,
+      argumentsEnd,
+      jsonEnd: argumentsEnd,
+      end: text.length,
+    });
   }
   if (calls.length > 0) text += CALLS_END;
   return { text, think, contentStart, toolCalls };

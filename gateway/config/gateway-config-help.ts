@@ -80,7 +80,11 @@ export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?
     description: "token-faithful mode's model family (docs/model-families.md); auto: from --model-dir's config.json or template, qwen3 without one",
   },
   reasoningParser: { value: 'NAME', description: "token-faithful mode's reasoning parser (as vLLM's --reasoning-parser)", unset: "the family's" },
-  toolCallParser: { value: 'NAME', description: "token-faithful mode's tool-call parser (as vLLM's --tool-call-parser)", unset: "the family's default" },
+  toolCallParser: {
+    value: 'NAME',
+    description: "token-faithful mode's tool-call parser (as vLLM's --tool-call-parser)",
+    unset: "the family's default",
+  },
   adminToken: {
     value: 'TOKEN',
     description: 'bearer token for the rollout API (/tokentap/v1), at least 16 characters',

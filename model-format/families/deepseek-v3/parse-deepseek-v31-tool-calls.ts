@@ -74,22 +74,16 @@ export function createDeepSeekV31ToolCallStream(): DeepSeekV31ToolCallStream {
       const ends = count(currentText, TOOL_CALL_END);
       const asContent = (text: string): { content: string } | null => (text === '' ? null : { content: text });
       if (starts === ends && previousEnds === ends && !deltaText.includes(TOOL_CALL_END)) return asContent(deltaText);
-      let portion: string | null = null;
-      let textPortion: string | null = null;
-      if (deltaText.includes(TOOL_CALL_END)) {
-        const fullText = currentText + deltaText;
-        portion = fullText.split(TOOL_CALL_BEGIN).at(-1)!.split(TOOL_CALL_END)[0]!.trimEnd();
-        deltaText = deltaText.split(TOOL_CALL_END)[0]!.trimEnd();
-        textPortion = deltaText.split(TOOL_CALL_END).at(-1)!.trimStart();
-      }
+      // vLLM also computes a tool-call and a text portion here, but every branch below replaces or never reads them
+      // (its text portion is always None by the time it is read): only the cut delta matters
+      if (deltaText.includes(TOOL_CALL_END)) deltaText = deltaText.split(TOOL_CALL_END)[0]!.trimEnd();
+      let portion: string | null;
       if (starts > ends && starts > previousStarts) {
         portion = deltaIsOneToken ? null : currentText.split(TOOL_CALL_BEGIN).at(-1)!;
-        textPortion = null;
         currentTool++;
         nameSent = false;
       } else if (starts > ends && starts === previousStarts) {
         portion = currentText.split(TOOL_CALL_BEGIN).at(-1)!;
-        textPortion = null;
       } else if (starts === ends && ends >= previousEnds) {
         if (previousCalls.length === 0) return null;
         if (!truthy(previousCalls[currentTool]?.arguments)) return null;
@@ -111,7 +105,7 @@ export function createDeepSeekV31ToolCallStream(): DeepSeekV31ToolCallStream {
         nameSent = true;
         return { toolCalls: [{ index: currentTool, type: 'function', id: makeToolCallId(), function: { name: call.name! } }] };
       }
-      if (portion === null) return textPortion !== null ? asContent(deltaText) : null;
+      if (portion === null) return null;
       if (previousCalls.length <= currentTool) previousCalls.push({});
       const before = previousCalls[currentTool]!.arguments;
       const now = call.arguments;

@@ -106,7 +106,10 @@ describe("DeepSeek V3 reasoning (vLLM's deepseek_v3: R1's parser when thinking, 
 
   it('thinking on (thinking or enable_thinking): reasoning up to </think>, all reasoning without one', () => {
     expect(splitDeepSeekV3Reasoning('weigh it</think>Yes.', THINKING)).toEqual({ reasoning: 'weigh it', content: 'Yes.' });
-    expect(splitDeepSeekV3Reasoning('<think>x</think>', { chatTemplateKwargs: { enable_thinking: true } })).toEqual({ reasoning: 'x', content: null });
+    expect(splitDeepSeekV3Reasoning('<think>x</think>', { chatTemplateKwargs: { enable_thinking: true } })).toEqual({
+      reasoning: 'x',
+      content: null,
+    });
     expect(splitDeepSeekV3Reasoning('cut off', THINKING)).toEqual({ reasoning: 'cut off', content: null });
     const stream = createDeepSeekV3ReasoningStream(THINKING);
     expect(['hm', ' ok', '</think>', 'Yes', ' no</think>'].map((delta) => stream.push(delta))).toEqual([
@@ -140,7 +143,9 @@ describe('the deepseek-v3 family', () => {
       toolCalls: [{ id: ID, type: 'function', function: { name: 'ls', arguments: '{"p": 1}' } }],
     });
     const stream = createOutputStreamParser(options);
-    const deltas = ['plan', '</think>', 'Looking.', CALLS_BEGIN, CALL_BEGIN, 'ls', SEP, '{"p": 1}', CALL_END, CALLS_END].map((delta) => stream.push(delta));
+    const deltas = ['plan', '</think>', 'Looking.', CALLS_BEGIN, CALL_BEGIN, 'ls', SEP, '{"p": 1}', CALL_END, CALLS_END].map((delta) =>
+      stream.push(delta),
+    );
     expect(deltas.filter((delta) => delta !== null)).toEqual([
       { reasoning: 'plan' },
       { content: 'Looking.' },
