@@ -6,6 +6,7 @@ import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './r
 import { renderGptOssReply } from './render-gpt-oss-reply.js';
 import { renderDeepSeekV3Reply } from './render-deepseek-v3-reply.js';
 import { renderLlama3Reply } from './render-llama3-reply.js';
+import { renderMistralReply } from './render-mistral-reply.js';
 import type { SimFamily } from './sim-options.js';
 import { appendRecord, type SimContext } from './sim-context.js';
 import type { ResolvedSimFault } from './sim-fault.js';
@@ -121,11 +122,14 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
       ? renderLlama3Reply(reply)
       : family === 'deepseek-v3'
         ? renderDeepSeekV3Reply(reply, { thinking })
-        : renderReply(reply, { thinking }));
+        : family === 'mistral'
+          ? renderMistralReply(reply)
+          : renderReply(reply, { thinking }));
   const tokenIds = tokenizer.encode(layout.text);
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special. Harmony's
-  // are, and are read back from the text: gpt-oss's text keeps them (the gateway asks `skip_special_tokens: false`)
-  const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: harmony === null });
+  // are, and are read back from the text: gpt-oss's text keeps them (the gateway asks `skip_special_tokens: false`), and
+  // so does Mistral's (`[TOOL_CALLS]` is special)
+  const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: harmony === null && family !== 'mistral' });
   const tokenTexts = tokenIds.map((id) => detokenizer.push(id));
   if (tokenTexts.length > 0) tokenTexts[tokenTexts.length - 1] += detokenizer.flush();
   // the parts' offsets index the rendered text, so the streamed text must be that text
