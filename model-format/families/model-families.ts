@@ -4,13 +4,23 @@ import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { isRecord } from '../../core/json/is-record.js';
 import type { ModelFamily, ModelFolderFacts } from './model-family.js';
 import { deepSeekV3Family } from './deepseek-v3/index.js';
+import { glm45Family } from './glm45/index.js';
 import { gptOssFamily } from './gpt-oss/index.js';
+import { kimiK2Family } from './kimi-k2/index.js';
 import { llama3Family } from './llama3/index.js';
 import { mistralFamily } from './mistral/index.js';
 import { qwen3Family } from './qwen3/index.js';
 
 /** Every family token-faithful mode can read (docs/model-families.md); detection tries them in this order. */
-export const MODEL_FAMILIES: readonly ModelFamily[] = [qwen3Family, llama3Family, deepSeekV3Family, gptOssFamily, mistralFamily];
+export const MODEL_FAMILIES: readonly ModelFamily[] = [
+  qwen3Family,
+  llama3Family,
+  deepSeekV3Family,
+  gptOssFamily,
+  mistralFamily,
+  glm45Family,
+  kimiK2Family,
+];
 
 /** The family used when nothing names or detects one (no model folder): Qwen3, as before families existed. */
 export const DEFAULT_MODEL_FAMILY: ModelFamily = qwen3Family;
