@@ -1,0 +1,50 @@
+import { pythonJsonDumps } from './python-json-dumps.js';
+import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+
+/**
+ * Writes a reply as GLM-4.5 / 4.6 generates it (the simulator's own writer, from the syntax vLLM's
+ * examples/tool_chat_template_glm4.jinja teaches): with thinking on `<think>REASONING</think>`, the content, then each
+ * call `<tool_call>NAME\n` with one `<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n` a parameter (strings as they
+ * are, other values printed like `json.dumps`) and `</tool_call>`. String arguments are JSON object text, read first.
+ * A call's `argumentsText` is the JSON a parser reads back (`json.dumps` of the pairs). The end-of-turn token is the
+ * tokenizer's EOS, added by the caller.
+ *
+ * @example
+ * renderGlm45Reply({ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { thinking: false }).text;
+ * // '<tool_call>ls\n<arg_key>path</arg_key>\n<arg_value>.</arg_value>\n</tool_call>'
+ */
+export function renderGlm45Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
+  if (reply.text !== undefined) return contentLayout(reply.text);
+  let text = '';
+  let think: ReplyLayout['think'] = null;
+  if (options.thinking && reply.reasoning !== undefined) {
+    text = `<think>${reply.reasoning}`;
+    think = { reasoningStart: '<think>'.length, reasoningEnd: text.length };
+    text += '</think>';
+  }
+  const contentStart = text.length;
+  text += reply.content ?? '';
+  const toolCalls: RenderedToolCall[] = [];
+  for (const call of reply.toolCalls ?? []) {
+    const values = typeof call.arguments === 'string' ? (JSON.parse(call.arguments) as Record<string, unknown>) : call.arguments;
+    const start = text.length;
+    text += `<tool_call>${call.name}\n`;
+    const argumentsStart = text.length;
+    for (const [key, value] of Object.entries(values)) {
+      text += `<arg_key>${key}</arg_key>\n<arg_value>${typeof value === 'string' ? value : pythonJsonDumps(value)}</arg_value>\n`;
+    }
+    const argumentsEnd = text.length;
+    text += '</tool_call>';
+    toolCalls.push({
+      name: call.name,
+      argumentsText: pythonJsonDumps(values),
+      start,
+      nameEnd: argumentsStart,
+      argumentsStart,
+      argumentsEnd,
+      jsonEnd: argumentsEnd,
+      end: text.length,
+    });
+  }
+  return { text, think, contentStart, toolCalls };
+}
