@@ -7,6 +7,8 @@ import { renderGptOssReply } from './render-gpt-oss-reply.js';
 import { renderDeepSeekV3Reply } from './render-deepseek-v3-reply.js';
 import { renderLlama3Reply } from './render-llama3-reply.js';
 import { renderMistralReply } from './render-mistral-reply.js';
+import { renderGlm45Reply } from './render-glm45-reply.js';
+import { renderKimiK2Reply } from './render-kimi-k2-reply.js';
 import type { SimFamily } from './sim-options.js';
 import { appendRecord, type SimContext } from './sim-context.js';
 import type { ResolvedSimFault } from './sim-fault.js';
@@ -124,12 +126,18 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
         ? renderDeepSeekV3Reply(reply, { thinking })
         : family === 'mistral'
           ? renderMistralReply(reply)
-          : renderReply(reply, { thinking }));
+          : family === 'glm45'
+            ? renderGlm45Reply(reply, { thinking })
+            : family === 'kimi-k2'
+              ? renderKimiK2Reply(reply, { thinking })
+              : renderReply(reply, { thinking }));
   const tokenIds = tokenizer.encode(layout.text);
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special. Harmony's
   // are, and are read back from the text: gpt-oss's text keeps them (the gateway asks `skip_special_tokens: false`), and
-  // so does Mistral's (`[TOOL_CALLS]` is special)
-  const detokenizer = createIncrementalDetokenizer(tokenizer, { skipSpecialTokens: harmony === null && family !== 'mistral' });
+  // so does Mistral's (`[TOOL_CALLS]` is special) and Kimi K2's (its section markers)
+  const detokenizer = createIncrementalDetokenizer(tokenizer, {
+    skipSpecialTokens: harmony === null && family !== 'mistral' && family !== 'kimi-k2',
+  });
   const tokenTexts = tokenIds.map((id) => detokenizer.push(id));
   if (tokenTexts.length > 0) tokenTexts[tokenTexts.length - 1] += detokenizer.flush();
   // the parts' offsets index the rendered text, so the streamed text must be that text

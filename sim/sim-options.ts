@@ -10,7 +10,7 @@ export type ReasoningField = 'reasoning' | 'reasoning_content' | 'both';
 export type SimFlavour = 'vllm' | 'sglang';
 
 /** The model families the simulator writes output text for. */
-export type SimFamily = 'qwen3' | 'llama3' | 'deepseek-v3' | 'gpt-oss' | 'mistral';
+export type SimFamily = 'qwen3' | 'llama3' | 'deepseek-v3' | 'gpt-oss' | 'mistral' | 'glm45' | 'kimi-k2';
 
 export interface SimBackendOptions {
   /** `vllm` (default) or `sglang`: SGLang's routes, fields and errors (see docs/sim.md, "The SGLang flavour") */
@@ -33,7 +33,8 @@ export interface SimBackendOptions {
   /**
    * whose native output text the completions are written in (docs/model-families.md): `qwen3` (`<think>`, Hermes
    * `<tool_call>`), `llama3` (JSON tool calls), `deepseek-v3` (`<｜tool▁calls▁begin｜>` sections, `</think>`), `gpt-oss`
-   * (Harmony) or `mistral` (`[TOOL_CALLS] [...]`, also when the folder's `chat_template.jinja` has `[TOOL_CALLS]`); `deepseek-v3` also when the folder's `chat_template.jinja` has `<｜tool▁calls▁begin｜>`. Default: `llama3` when the tokenizer folder's
+   * (Harmony), `glm45` (`<tool_call>NAME` + `<arg_key>` pairs, also for a template with `<arg_key>`), `kimi-k2`
+   * (`<|tool_calls_section_begin|>`, also for a template with it) or `mistral` (`[TOOL_CALLS] [...]`, also when the folder's `chat_template.jinja` has `[TOOL_CALLS]`); `deepseek-v3` also when the folder's `chat_template.jinja` has `<｜tool▁calls▁begin｜>`. Default: `llama3` when the tokenizer folder's
    * `chat_template.jinja` has Llama 3's `<|start_header_id|>`, `gpt-oss` when its `config.json` says `model_type: gpt_oss`,
    * else `qwen3`
    */

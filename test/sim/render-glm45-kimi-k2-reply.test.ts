@@ -3,6 +3,7 @@ import { parseOutput } from '../../gateway/token-faithful/output-parsers.js';
 import { familyByName } from '../../model-format/families/model-families.js';
 import { renderGlm45Reply } from '../../sim/render-glm45-reply.js';
 import { renderKimiK2Reply } from '../../sim/render-kimi-k2-reply.js';
+import { postJson, startSim } from './sim-test-helpers.js';
 
 // The simulator's writers for GLM-4.5 and Kimi K2, read back by the gateway's parsers for the family (the simulator
 // never imports them): what the sim meant to say is what the gateway reads, for a reply with reasoning, content, two
@@ -68,5 +69,23 @@ describe('the Kimi K2 writer', () => {
       ],
     });
     expect(renderKimiK2Reply({ content: 'Hi.', reasoning: 'r' }, { thinking: false }).text).toBe('Hi.');
+  });
+});
+
+describe('the simulator with family glm45 or kimi-k2', () => {
+  it("answers /v1/completions with the family's text (the bundled Qwen3 tokenizer: no GLM or Kimi one could be had)", async () => {
+    for (const [family, render] of [
+      ['glm45', renderGlm45Reply],
+      ['kimi-k2', renderKimiK2Reply],
+    ] as const) {
+      const { sim, url } = await startSim({ family, script: { replies: [{ times: 'forever', ...REPLY }] } });
+      try {
+        const response = await postJson(`${url}/v1/completions`, { prompt: 'Hi', max_tokens: 500 });
+        const body = (await response.json()) as { choices: Array<{ text: string }> };
+        expect(body.choices[0]!.text).toBe(render(REPLY, { thinking: false }).text);
+      } finally {
+        await sim.close();
+      }
+    }
   });
 });

@@ -14,6 +14,8 @@ import { createKimiK2ReasoningStream, splitKimiK2Reasoning } from './split-kimi-
 export const kimiK2Family: ModelFamily = {
   name: 'kimi-k2',
   detect: ({ modelType, template }) => modelType === 'kimi_k2' || template.includes(KIMI_TOOL_CALLS_BEGIN),
+  // the section and call markers are special tokens in Kimi's vocabulary: the text is read with them
+  keepsSpecialTokens: true,
   reasoning: { name: 'kimi-k2', split: splitKimiK2Reasoning, createStream: createKimiK2ReasoningStream },
   toolCalls: {
     'kimi-k2': { parse: (content) => parseKimiK2ToolCalls(content), createStream: () => createKimiK2ToolCallStream() },

@@ -116,6 +116,7 @@ describe("Kimi K2 reasoning (vLLM's kimi_k2 reasoning parser)", () => {
 describe('the kimi-k2 family', () => {
   it('is detected from model_type kimi_k2 and from the section marker in a template', () => {
     expect(detectFamily({ modelType: 'kimi_k2', template: '' })?.name).toBe('kimi-k2');
+    expect(familyByName('kimi-k2')?.keepsSpecialTokens).toBe(true);
     expect(detectFamily({ modelType: null, template: `{{ '${SB}' }}` })?.name).toBe('kimi-k2');
   });
 
