@@ -11,8 +11,7 @@ import { createLlama3JsonToolCallStream, parseLlama3JsonToolCalls } from './pars
  */
 export const llama3Family: ModelFamily = {
   name: 'llama3',
-  detect: ({ modelType, template }) =>
-    template.includes('<|start_header_id|>') || (modelType === 'llama' && template === ''),
+  detect: ({ modelType, template }) => template.includes('<|start_header_id|>') || (modelType === 'llama' && template === ''),
   reasoning: null,
   toolCalls: {
     'llama3-json': { parse: (content) => parseLlama3JsonToolCalls(content), createStream: () => createLlama3JsonToolCallStream() },

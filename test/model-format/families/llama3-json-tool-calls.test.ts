@@ -74,7 +74,12 @@ describe("Llama 3.x JSON tool calls, streamed (vLLM's extract_tool_calls_streami
 
   it('moves to the next call after "; ", first sending what the previous one still lacked', () => {
     const stream = createLlama3JsonToolCallStream();
-    const texts = ['{"name": "a", ', '{"name": "a", "parameters": {"n": 1', '{"name": "a", "parameters": {"n": 12', '{"name": "a", "parameters": {"n": 12}}; {"name": "b", '];
+    const texts = [
+      '{"name": "a", ',
+      '{"name": "a", "parameters": {"n": 1',
+      '{"name": "a", "parameters": {"n": 12',
+      '{"name": "a", "parameters": {"n": 12}}; {"name": "b", ',
+    ];
     expect(texts.map((text) => stream.push(text))).toEqual([
       null, // cursor to call 0
       { toolCalls: [{ index: 0, type: 'function', id: ID, function: { name: 'a' } }] },
