@@ -1,5 +1,4 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,16 +9,9 @@ import { familyByName } from '../../model-format/families/model-families.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { gptOssModelFolder } from './gpt-oss-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
+import { anthropicToolLoop, READ_FILE_TOOL, type ToolResult } from './tool-loop-drivers.js';
 
 const MODEL = 'openai/gpt-oss-20b';
-const TOOL = {
-  type: 'function' as const,
-  function: {
-    name: 'read_file',
-    description: 'Read a file.',
-    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  },
-};
 // what the simulated model means to say: reasoning, a call per turn (a Harmony completion stops at its first <|call|>),
 // then an answer. The expected answers below were traced by hand from vLLM's harmony code (openai_tool_parser.py for
 // the whole answer, extract_harmony_streaming_delta for the stream): no vLLM was run here
@@ -29,6 +21,7 @@ const REPLIES: SimReply[] = [
   { reasoning: 'Both read.', content: 'a.ts exports one function; missing.ts does not exist.' },
 ];
 const TOOL_RESULTS = ['export function a() {}', 'Error: ENOENT: no such file or directory'];
+const RESULT: ToolResult = (turn) => ({ content: TOOL_RESULTS[turn]!, isError: turn === 1 });
 
 let folder: { dir: string; remove: () => void };
 let setup: GatewayWithSim | undefined;
@@ -70,7 +63,7 @@ describe('a gpt-oss token-faithful session (family gpt-oss, detected from the mo
 
   it('a turn ended by <|call|> can be extended; one ended by <|return|> cannot (Harmony writes it back with <|end|>)', async () => {
     const renderer = createLocalPromptRenderer(folder.dir, familyByName('gpt-oss'));
-    const base = { model: MODEL, tools: [TOOL], chatTemplateKwargs: null, chatTemplate: null, addGenerationPrompt: true };
+    const base = { model: MODEL, tools: [READ_FILE_TOOL], chatTemplateKwargs: null, chatTemplate: null, addGenerationPrompt: true };
     const call = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] };
     const afterCall = [{ role: 'user', content: 'Hi' }, call, { role: 'tool', tool_call_id: 'c1', content: 'x' }];
     expect(await renderer.renderAfterTurn({ ...base, messages: afterCall }, 2, 200012, AbortSignal.timeout(30_000))).not.toBeNull();
@@ -92,7 +85,7 @@ describe('a gpt-oss token-faithful session (family gpt-oss, detected from the mo
       const finishes: string[] = [];
       const reasonings: string[] = [];
       for (let turn = 0; turn < 3; turn++) {
-        const params = { model: MODEL, messages, tools: [TOOL] };
+        const params = { model: MODEL, messages, tools: [READ_FILE_TOOL] };
         // the SDK's accumulator keeps only the last delta of a field it does not know, so streamed reasoning is summed here
         let streamedReasoning = '';
         const runner = stream ? client.chat.completions.stream({ ...params, stream: true }) : null;
@@ -128,37 +121,12 @@ describe('a gpt-oss token-faithful session (family gpt-oss, detected from the mo
     it(`Anthropic Messages (${stream ? 'streamed' : 'not streamed'}): tool_use, an is_error result, text; one sample`, async () => {
       setup = await start();
       const client = new Anthropic({ baseURL: `${setup.url}/s/anthropic`, apiKey: 'sk-ant-fake', maxRetries: 0 });
-      const messages: MessageParam[] = [{ role: 'user', content: 'What does src/a.ts export, and src/missing.ts?' }];
-      const answers: Message[] = [];
-      for (let turn = 0; turn < 3; turn++) {
-        const params = {
-          model: 'claude-test',
-          max_tokens: 1000,
-          messages,
-          tools: [
-            {
-              name: TOOL.function.name,
-              description: TOOL.function.description,
-              input_schema: TOOL.function.parameters as Anthropic.Tool['input_schema'],
-            },
-          ],
-        };
-        const message = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
-        answers.push(message);
-        messages.push({ role: 'assistant', content: message.content as MessageParam['content'] });
-        const uses = message.content.filter((block) => block.type === 'tool_use');
-        if (uses.length > 0) {
-          messages.push({
-            role: 'user',
-            content: uses.map((block) => ({
-              type: 'tool_result' as const,
-              tool_use_id: block.id,
-              content: TOOL_RESULTS[turn]!,
-              is_error: turn === 1,
-            })),
-          });
-        }
-      }
+      const answers = await anthropicToolLoop(client, {
+        question: 'What does src/a.ts export, and src/missing.ts?',
+        turns: 3,
+        stream,
+        result: RESULT,
+      });
       expect(answers.map((message) => message.stop_reason)).toEqual(['tool_use', 'tool_use', 'end_turn']);
       // the analysis channel comes back as a thinking block
       expect(answers.map((message) => message.content.find((block) => block.type === 'thinking')?.thinking)).toEqual(

@@ -1,23 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { Message, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { SimReply } from '../../sim/render-reply-text.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { llama3ModelFolder } from './llama3-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
+import { anthropicToolLoop, chatToolLoop, functionCalls, type ToolResult } from './tool-loop-drivers.js';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
-const TOOL = {
-  type: 'function' as const,
-  function: {
-    name: 'read_file',
-    description: 'Read a file.',
-    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  },
-};
 // what the simulated model means to say: a call per turn (the Llama 3.1 JSON template takes one), then an answer
 const REPLIES: SimReply[] = [
   { toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }] },
@@ -25,6 +16,7 @@ const REPLIES: SimReply[] = [
   { content: 'a.ts exports one function; missing.ts does not exist.' },
 ];
 const TOOL_RESULTS = ['export function a() {}', 'Error: ENOENT: no such file or directory'];
+const RESULT: ToolResult = (turn) => ({ content: TOOL_RESULTS[turn]!, isError: turn === 1 });
 
 let folder: { dir: string; remove: () => void };
 let setup: GatewayWithSim | undefined;
@@ -67,26 +59,14 @@ describe('a Llama 3.1 token-faithful session (family llama3, detected from the m
     it(`Chat Completions (${stream ? 'streamed' : 'not streamed'}): tool calls, a tool error, an answer; one sample`, async () => {
       setup = await start();
       const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'x', maxRetries: 0 });
-      const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'What does src/a.ts export, and src/missing.ts?' }];
-      const answers: OpenAI.Chat.Completions.ChatCompletionMessage[] = [];
-      const finishes: string[] = [];
-      for (let turn = 0; turn < 3; turn++) {
-        const params = { model: MODEL, messages, tools: [TOOL] };
-        const choice = stream
-          ? (await client.chat.completions.stream({ ...params, stream: true }).finalChatCompletion()).choices[0]!
-          : (await client.chat.completions.create(params)).choices[0]!;
-        answers.push(choice.message);
-        finishes.push(choice.finish_reason);
-        messages.push(choice.message as ChatCompletionMessageParam);
-        for (const call of choice.message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: TOOL_RESULTS[turn]! });
-      }
+      const { answers, finishes } = await chatToolLoop(client, MODEL, {
+        question: 'What does src/a.ts export, and src/missing.ts?',
+        turns: 3,
+        stream,
+        result: RESULT,
+      });
       expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop']);
-      // vLLM's whole answer has tool_calls: [] without calls, a stream none
-      const calls = (answer: OpenAI.Chat.Completions.ChatCompletionMessage): unknown =>
-        answer.tool_calls === undefined || answer.tool_calls.length === 0
-          ? null
-          : answer.tool_calls.map((call) => call.type === 'function' && call.function);
-      expect(answers.map(calls)).toEqual([
+      expect(answers.map(functionCalls)).toEqual([
         [{ name: 'read_file', arguments: '{"path": "src/a.ts"}' }],
         [{ name: 'read_file', arguments: '{"path": "src/missing.ts"}' }],
         null,
@@ -100,37 +80,12 @@ describe('a Llama 3.1 token-faithful session (family llama3, detected from the m
     it(`Anthropic Messages (${stream ? 'streamed' : 'not streamed'}): tool_use, an is_error result, text; one sample`, async () => {
       setup = await start();
       const client = new Anthropic({ baseURL: `${setup.url}/s/anthropic`, apiKey: 'sk-ant-fake', maxRetries: 0 });
-      const messages: MessageParam[] = [{ role: 'user', content: 'What does src/a.ts export, and src/missing.ts?' }];
-      const answers: Message[] = [];
-      for (let turn = 0; turn < 3; turn++) {
-        const params = {
-          model: 'claude-test',
-          max_tokens: 1000,
-          messages,
-          tools: [
-            {
-              name: TOOL.function.name,
-              description: TOOL.function.description,
-              input_schema: TOOL.function.parameters as Anthropic.Tool['input_schema'],
-            },
-          ],
-        };
-        const message = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
-        answers.push(message);
-        messages.push({ role: 'assistant', content: message.content as MessageParam['content'] });
-        const uses = message.content.filter((block) => block.type === 'tool_use');
-        if (uses.length > 0) {
-          messages.push({
-            role: 'user',
-            content: uses.map((block) => ({
-              type: 'tool_result' as const,
-              tool_use_id: block.id,
-              content: TOOL_RESULTS[turn]!,
-              is_error: turn === 1,
-            })),
-          });
-        }
-      }
+      const answers = await anthropicToolLoop(client, {
+        question: 'What does src/a.ts export, and src/missing.ts?',
+        turns: 3,
+        stream,
+        result: RESULT,
+      });
       expect(answers.map((message) => message.stop_reason)).toEqual(['tool_use', 'tool_use', 'end_turn']);
       expect(answers[0]!.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'read_file', input: { path: 'src/a.ts' } })]);
       expect(answers[1]!.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'read_file', input: { path: 'src/missing.ts' } })]);

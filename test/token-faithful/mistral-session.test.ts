@@ -1,21 +1,13 @@
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { SimReply } from '../../sim/render-reply-text.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { mistralModelFolder } from './mistral-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
+import { chatToolLoop, functionCalls, type ToolResult } from './tool-loop-drivers.js';
 
 const MODEL = 'mistralai/Mistral-7B-Instruct-v0.3';
-const TOOL = {
-  type: 'function' as const,
-  function: {
-    name: 'read_file',
-    description: 'Read a file.',
-    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  },
-};
 // what the simulated model means to say: two parallel calls after a sentence (in the one [TOOL_CALLS] list), one of
 // which fails, then one more call, then an answer
 const REPLIES: SimReply[] = [
@@ -31,6 +23,7 @@ const REPLIES: SimReply[] = [
 ];
 // each turn's results, in call order; the second of the first turn is the tool error
 const TOOL_RESULTS = [['export function a() {}', 'Error: ENOENT: no such file or directory'], ['export const b = 1;']];
+const RESULT: ToolResult = (turn, index) => ({ content: TOOL_RESULTS[turn]![index]!, isError: turn === 0 && index === 1 });
 
 let folder: { dir: string; remove: () => void };
 let setup: GatewayWithSim | undefined;
@@ -62,27 +55,14 @@ describe('a Mistral token-faithful session (family mistral, detected from a toke
     it(`Chat Completions (${stream ? 'streamed' : 'not streamed'}): parallel tool calls, a tool error, an answer; one sample`, async () => {
       setup = await start();
       const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'x', maxRetries: 0 });
-      const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'What do src/a.ts, src/missing.ts and src/b.ts export?' }];
-      const answers: OpenAI.Chat.Completions.ChatCompletionMessage[] = [];
-      const finishes: string[] = [];
-      for (let turn = 0; turn < 3; turn++) {
-        const params = { model: MODEL, messages, tools: [TOOL] };
-        const choice = stream
-          ? (await client.chat.completions.stream({ ...params, stream: true }).finalChatCompletion()).choices[0]!
-          : (await client.chat.completions.create(params)).choices[0]!;
-        answers.push(choice.message);
-        finishes.push(choice.finish_reason);
-        messages.push(choice.message as ChatCompletionMessageParam);
-        for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
-          messages.push({ role: 'tool', tool_call_id: call.id, content: TOOL_RESULTS[turn]![index]! });
-        }
-      }
+      const { answers, finishes } = await chatToolLoop(client, MODEL, {
+        question: 'What do src/a.ts, src/missing.ts and src/b.ts export?',
+        turns: 3,
+        stream,
+        result: RESULT,
+      });
       expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop']);
-      const calls = (answer: OpenAI.Chat.Completions.ChatCompletionMessage): unknown =>
-        answer.tool_calls === undefined || answer.tool_calls.length === 0
-          ? null
-          : answer.tool_calls.map((call) => call.type === 'function' && call.function);
-      expect(answers.map(calls)).toEqual([
+      expect(answers.map(functionCalls)).toEqual([
         [
           { name: 'read_file', arguments: '{"path": "src/a.ts"}' },
           { name: 'read_file', arguments: '{"path": "src/missing.ts"}' },
