@@ -75,40 +75,20 @@ type FollowUp = { lease: ReplicaLease } | { waitMs: number } | null;
  * @example const { response, lease } = await postWithRetries({ fleet, model, sessionId, prepare, signal, policy, onRetry })
  */
 export async function postWithRetries<T extends PreparedAttempt>(options: PostWithRetriesOptions<T>): Promise<FleetAnswer<T>> {
-  const { fleet, signal } = options;
+  const { fleet } = options;
   const tried = new Set<string>();
   const waits = { left: options.policy.retries };
   let next = options.first ?? prepareFor(options, fleet.pick(pickInput(options, tried)));
   for (let attempt = 1; ; attempt++) {
     const { lease, prepared } = next;
     tried.add(lease.id);
-    let response: BackendResponse | null = null;
-    let failed: FailedAttempt;
-    try {
-      response = await lease.client.postJson(prepared.path, prepared.body, signal);
-    } catch (error) {
-      lease.release({ ok: false, code: error instanceof TokentapError ? error.code : 'TT_BACKEND_UNREACHABLE' });
-      const code = signal.aborted ? null : retryableFailureCode(error);
-      if (code === null) throw withAttempts(error, attempt);
-      // a replica nobody can connect to is out; a reset (a stale keep-alive socket, usually) only sends this call elsewhere
-      if (CANNOT_CONNECT.has(code)) fleet.markFailed(lease.id, error instanceof Error ? error.message : String(error));
-      failed = { retry: { attempt, backendId: lease.id, code }, failure: withAttempts(error, attempt), waitable: true };
-    }
-    if (response !== null) {
-      const status = response.statusCode;
-      if (status !== 500 && !isRetryableStatus(status)) return { response, lease, prepared };
-      const retryAfter = response.headers['retry-after'];
-      failed = {
-        retry: { attempt, backendId: lease.id, status },
-        failure: withAttempts(new TokentapError('TT_BACKEND_ERROR', { status, message: `Inference backend answered ${status}` }), attempt),
-        waitable: status !== 500,
-        retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
-      };
-    }
-    const follow = followUp(options, tried, failed!, waits);
+    const sent = await sendAttempt(options, lease, prepared, attempt);
+    if ('answer' in sent) return { response: sent.answer, lease, prepared };
+    const { failed, response } = sent;
+    const follow = followUp(options, tried, failed, waits);
     if (follow === null) {
       if (response !== null) return { response, lease, prepared };
-      throw failed!.failure;
+      throw failed.failure;
     }
     if (response !== null) {
       discardBody(response);
@@ -117,18 +97,51 @@ export async function postWithRetries<T extends PreparedAttempt>(options: PostWi
       if (response.statusCode !== 429 && response.statusCode !== 500) fleet.markFailed(lease.id, `answered ${response.statusCode}`);
     }
     if ('lease' in follow) {
-      options.onRetry({ ...failed!.retry, waitMs: 0 });
+      options.onRetry({ ...failed.retry, waitMs: 0 });
       next = prepareFor(options, follow.lease);
       continue;
     }
-    await waitToRetry(options, { ...failed!.retry, waitMs: follow.waitMs }, failed!.failure);
+    await waitToRetry(options, { ...failed.retry, waitMs: follow.waitMs }, failed.failure);
     tried.clear();
     try {
       next = prepareFor(options, fleet.pick(pickInput(options, tried)));
     } catch {
-      throw failed!.failure;
+      throw failed.failure;
     }
   }
+}
+
+/**
+ * Sends one attempt: the answer to relay, or how it failed (with the error answer, when one came, which may still be
+ * relayed if nothing follows it). A failure no other attempt can mend (not retryable, or the harness left) is thrown.
+ */
+async function sendAttempt(
+  options: PostWithRetriesOptions<PreparedAttempt>,
+  lease: ReplicaLease,
+  prepared: PreparedAttempt,
+  attempt: number,
+): Promise<{ answer: BackendResponse } | { failed: FailedAttempt; response: BackendResponse | null }> {
+  let response: BackendResponse;
+  try {
+    response = await lease.client.postJson(prepared.path, prepared.body, options.signal);
+  } catch (error) {
+    lease.release({ ok: false, code: error instanceof TokentapError ? error.code : 'TT_BACKEND_UNREACHABLE' });
+    const code = options.signal.aborted ? null : retryableFailureCode(error);
+    if (code === null) throw withAttempts(error, attempt);
+    // a replica nobody can connect to is out; a reset (a stale keep-alive socket, usually) only sends this call elsewhere
+    if (CANNOT_CONNECT.has(code)) options.fleet.markFailed(lease.id, error instanceof Error ? error.message : String(error));
+    return { failed: { retry: { attempt, backendId: lease.id, code }, failure: withAttempts(error, attempt), waitable: true }, response: null };
+  }
+  const status = response.statusCode;
+  if (status !== 500 && !isRetryableStatus(status)) return { answer: response };
+  const retryAfter = response.headers['retry-after'];
+  const failed: FailedAttempt = {
+    retry: { attempt, backendId: lease.id, status },
+    failure: withAttempts(new TokentapError('TT_BACKEND_ERROR', { status, message: `Inference backend answered ${status}` }), attempt),
+    waitable: status !== 500,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+  };
+  return { failed, response };
 }
 
 /** Connection failures that say the replica cannot be reached at all (not a socket reset on a connection that was open). */
