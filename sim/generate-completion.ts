@@ -87,6 +87,8 @@ interface ReplyTokens {
   tokenIds: readonly number[];
   tokenTexts: readonly string[];
   endsTurn: boolean;
+  /** the end-of-turn id when stop_reason names it (a stop token id, not the tokenizer's EOS) */
+  endStopReason?: number;
 }
 
 const cannedWithEnd = CANNED_REPLIES.map((canned) => ({
@@ -118,20 +120,21 @@ async function replyTokens(context: SimContext, reply: SimReply, thinking: boole
 
 function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean, family: SimFamily): ReplyTokens {
   const harmony = family === 'gpt-oss' ? renderGptOssReply(reply) : null;
+  const llama3 = family === 'llama3' ? renderLlama3Reply(reply) : null;
   const layout =
     harmony ??
-    (family === 'llama3'
-      ? renderLlama3Reply(reply)
-      : family === 'deepseek-v3'
-        ? renderDeepSeekV3Reply(reply, { thinking })
-        : family === 'mistral'
-          ? renderMistralReply(reply)
-          : family === 'glm45'
-            ? renderGlm45Reply(reply, { thinking })
-            : family === 'kimi-k2'
-              ? renderKimiK2Reply(reply, { thinking })
-              : renderReply(reply, { thinking }));
-  const tokenIds = tokenizer.encode(layout.text);
+    llama3 ??
+    (family === 'deepseek-v3'
+      ? renderDeepSeekV3Reply(reply, { thinking })
+      : family === 'mistral'
+        ? renderMistralReply(reply)
+        : family === 'glm45'
+          ? renderGlm45Reply(reply, { thinking })
+          : family === 'kimi-k2'
+            ? renderKimiK2Reply(reply, { thinking })
+            : renderReply(reply, { thinking }));
+  // Llama 3's <|python_tag|> opens the turn's ids without being in its text (a special token, skipped)
+  const tokenIds = [...(llama3?.openToken === undefined ? [] : tokenizer.encode(llama3.openToken)), ...tokenizer.encode(layout.text)];
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special. Harmony's
   // are, and are read back from the text: gpt-oss's text keeps them (the gateway asks `skip_special_tokens: false`), and
   // so does Mistral's (`[TOOL_CALLS]` is special) and Kimi K2's (its section markers)
@@ -148,13 +151,17 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
     );
   }
   const endsTurn = reply.finishReason !== 'length';
+  let endStopReason: number | undefined;
   if (endsTurn) {
     // gpt-oss stops at <|call|> after a tool call (generation_config's eos_token_id lists it), else at <|return|>
     const callId = harmony?.endsWithCall === true ? tokenizer.encode('<|call|>')[0] : undefined;
-    tokenIds.push(callId ?? tokenizer.eosTokenId ?? QWEN_IM_END_ID);
+    // Llama 3.1's <|eom_id|> is one of generation_config's eos_token_id besides the tokenizer's EOS: vLLM makes those
+    // stop token ids (SamplingParams.update_from_generation_config), so stop_reason names it
+    endStopReason = llama3?.endToken === undefined ? undefined : tokenizer.encode(llama3.endToken)[0];
+    tokenIds.push(endStopReason ?? callId ?? tokenizer.eosTokenId ?? QWEN_IM_END_ID);
     tokenTexts.push('');
   }
-  return { layout, tokenIds, tokenTexts, endsTurn };
+  return { layout, tokenIds, tokenTexts, endsTurn, ...(endStopReason === undefined ? {} : { endStopReason }) };
 }
 
 /**

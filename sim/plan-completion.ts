@@ -15,6 +15,11 @@ export interface PlanCompletionOptions {
   tokenTexts: readonly string[];
   /** true when the last id is the end-of-turn token (finish "stop"); false means the reply ran out ("length") */
   endsTurn: boolean;
+  /**
+   * the stop_reason of a reply that ends its turn: the end-of-turn id when it is a stop token id rather than the
+   * tokenizer's EOS (Llama 3.1's `<|eom_id|>`, from generation_config); unset: null
+   */
+  endStopReason?: number;
   /** request `stop` strings */
   stop?: readonly string[];
   /** request `stop_token_ids` */
@@ -39,7 +44,7 @@ export function planCompletion(options: PlanCompletionOptions): CompletionPlan {
   const stops = (options.stop ?? []).filter((stop) => stop !== '');
   let end = tokenIds.length - 1;
   let finishReason: 'stop' | 'length' = options.endsTurn ? 'stop' : 'length';
-  let stopReason: string | number | null = null;
+  let stopReason: string | number | null = options.endsTurn ? (options.endStopReason ?? null) : null;
   const stopTokenIds = new Set(options.stopTokenIds ?? []);
   if (stopTokenIds.size > 0) {
     const last = options.endsTurn ? end : end + 1;

@@ -7,15 +7,24 @@ import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply }
  * the calls, each `{"name": "…", "parameters": {…}}` (object arguments printed like the template's `tojson`), joined
  * with "; " when there are several (the JSON templates take one call per turn); a turn without is its content. No
  * reasoning: Llama 3 has none, so a reply's reasoning is not written. The end-of-turn token (`<|eot_id|>`) is the
- * tokenizer's EOS, added by the caller.
+ * tokenizer's EOS, added by the caller. With `pythonTag`, a turn with tool calls is written as Llama 3.1 may write it
+ * with `Environment: ipython` in the system prompt (which the JSON templates write whenever tools are given; Meta's 3.1
+ * prompt format: `<|python_tag|>` opens a tool call, `<|eom_id|>` ends a message that waits for a tool): the calls
+ * after `<|python_tag|>` (`openToken`), the turn ended by `<|eom_id|>` (`endToken`). Both are special tokens, so
+ * neither is in the text (vLLM skips special tokens in output text); the caller puts their ids around the text's.
  *
  * @example
  * renderLlama3Reply({ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }).text; // '{"name": "ls", "parameters": {"path": "."}}'
  */
-export function renderLlama3Reply(reply: SimReply): ReplyLayout {
+export function renderLlama3Reply(reply: SimReply): ReplyLayout & { openToken?: string; endToken?: string } {
   if (reply.text !== undefined) return contentLayout(reply.text);
   const calls = reply.toolCalls ?? [];
   if (calls.length === 0) return contentLayout(reply.content ?? '');
+  const layout = toolCallLayout(calls);
+  return reply.pythonTag === true ? { ...layout, openToken: '<|python_tag|>', endToken: '<|eom_id|>' } : layout;
+}
+
+function toolCallLayout(calls: NonNullable<SimReply['toolCalls']>): ReplyLayout {
   let text = '';
   const toolCalls: RenderedToolCall[] = [];
   for (const [index, call] of calls.entries()) {

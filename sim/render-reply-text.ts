@@ -10,6 +10,8 @@ export interface SimReply {
   toolCalls?: Array<{ name: string; arguments: Record<string, unknown> | string }>;
   /** "length": the model did not finish its turn (no end-of-turn token) */
   finishReason?: 'stop' | 'length';
+  /** Llama 3 only: tool calls written after `<|python_tag|>`, the turn ended by `<|eom_id|>` (render-llama3-reply.ts) */
+  pythonTag?: boolean;
 }
 
 /** One tool call of a rendered reply; offsets into the reply text, `end` exclusive. */
@@ -40,6 +42,8 @@ export interface ReplyLayout {
   /** where the answer starts (after `</think>`, else 0); content runs to the first tool call or the end */
   contentStart: number;
   toolCalls: readonly RenderedToolCall[];
+  /** how the server names each call (vLLM's parser for the family: Mistral's nine letters and digits); default `chatcmpl-tool-…` */
+  makeToolCallId?: () => string;
 }
 
 export const THINK_OPEN = '<think>';

@@ -52,6 +52,8 @@ export const simScriptEntrySchema = z.strictObject({
   toolCalls: z.array(scriptToolCallSchema).optional(),
   /** "length" ends without the end-of-turn token, as if max_tokens cut it */
   finishReason: z.enum(['stop', 'length']).optional(),
+  /** Llama 3 (family llama3): the tool calls after `<|python_tag|>`, the turn ended by `<|eom_id|>` (Environment: ipython) */
+  pythonTag: z.boolean().optional(),
   fault: simFaultSchema.optional(),
 });
 
