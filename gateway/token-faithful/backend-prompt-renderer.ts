@@ -1,30 +1,44 @@
 import type { BackendClient } from '../backends/vllm.js';
 import { readBackendBody } from '../backends/read-backend-body.js';
 import { isRecord } from '../../core/json/is-record.js';
+import type { ModelFamily } from '../../model-format/families/model-family.js';
 import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
 /**
  * Renders prompts with the backend's own tokenizer and chat template through vLLM's `POST /tokenize`
  * (`{model, messages, tools, add_generation_prompt, chat_template_kwargs, ...}` -> `{tokens}`), for a gateway
  * started without `--model-dir`. Two requests per extended call (the conversation up to the earlier assistant
- * turn, and the whole of it), one per fresh call.
+ * turn, and the whole of it), one per fresh call; a family that names several end-of-turn tokens (Llama 3) asks their
+ * ids once more, with the first extended call.
  *
  * @example const renderer = createBackendPromptRenderer(backend);
  */
-export function createBackendPromptRenderer(backend: BackendClient): PromptRenderer {
+export function createBackendPromptRenderer(backend: BackendClient, family?: ModelFamily): PromptRenderer {
+  const named = family?.history.endOfTurnTokens ?? [];
+  let namedIds: number[] | undefined;
   return {
     renderFull: (request, signal) => tokenize(backend, request, request.messages, request.addGenerationPrompt, signal),
     async renderAfterTurn(request, prefixCount, endOfTurnId, signal) {
-      const [before, whole] = await Promise.all([
+      const [before, whole, ids] = await Promise.all([
         tokenize(backend, request, request.messages.slice(0, prefixCount), false, signal),
         tokenize(backend, request, request.messages, request.addGenerationPrompt, signal),
+        namedIds ?? (named.length === 0 ? [] : tokenIdsOf(backend, request.model, named, signal)),
       ]);
-      const turns = countOccurrences(before, endOfTurnId);
+      namedIds = ids;
+      // Llama 3's templates write <|eot_id|> after a turn the model ended with <|eom_id|> (model-family.ts)
+      const markers = ids.includes(endOfTurnId) ? ids : [endOfTurnId];
+      const turns = countOccurrences(before, markers);
       if (turns === 0) return null;
-      const cut = indexAfterOccurrence(whole, endOfTurnId, turns);
+      const cut = indexAfterOccurrence(whole, markers, turns);
       return cut === -1 ? null : whole.slice(cut);
     },
   };
+}
+
+/** The id of each special token, asked once of `/tokenize`; none where one of them is not one token. */
+async function tokenIdsOf(backend: BackendClient, model: string | null, tokens: readonly string[], signal: AbortSignal): Promise<number[]> {
+  const ids = await postTokenize(backend, { model, prompt: tokens.join(''), add_special_tokens: false }, signal);
+  return ids.length === tokens.length ? ids : [];
 }
 
 async function tokenize(
@@ -38,6 +52,10 @@ async function tokenize(
   if (request.tools !== null) body.tools = request.tools;
   if (request.chatTemplateKwargs !== null) body.chat_template_kwargs = request.chatTemplateKwargs;
   if (request.chatTemplate !== null) body.chat_template = request.chatTemplate;
+  return postTokenize(backend, body, signal);
+}
+
+async function postTokenize(backend: BackendClient, body: Record<string, unknown>, signal: AbortSignal): Promise<number[]> {
   const response = await backend.postJson('/tokenize', body, signal);
   const { text, json } = await readBackendBody(response);
   if (response.statusCode >= 400 || !isRecord(json) || !Array.isArray(json.tokens)) {

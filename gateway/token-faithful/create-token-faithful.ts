@@ -110,7 +110,9 @@ export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithfu
   const parsers = resolveModelFamily(options);
   const history = new SessionTokenHistory(options.historyLimits);
   const renderer: PromptRenderer =
-    options.modelDir === undefined ? createBackendPromptRenderer(options.backend) : createLocalPromptRenderer(options.modelDir, parsers.family);
+    options.modelDir === undefined
+      ? createBackendPromptRenderer(options.backend, parsers.family)
+      : createLocalPromptRenderer(options.modelDir, parsers.family);
   const family = { name: parsers.family.name, reasoningParser: parsers.reasoningParser, toolCallParser: parsers.toolCallParser };
   const mode: ModeState = { options, parsers, history, renderer, counters: tokenFaithfulCounters(history, family) };
   const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));

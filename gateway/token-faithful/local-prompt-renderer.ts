@@ -55,18 +55,29 @@ export function createLocalPromptRenderer(modelDir: string, family?: ModelFamily
     },
     async renderAfterTurn(request, prefixCount, endOfTurnId) {
       const model = await load();
-      const marker = model.tokenizer.decode([endOfTurnId]);
-      if (marker === '') return null;
+      const markers = endOfTurnMarkers(model.tokenizer.decode([endOfTurnId]), family);
+      if (markers.length === 0) return null;
       const before = renderText(model, request, request.messages.slice(0, prefixCount), false);
-      const turns = countOccurrences(before, marker, marker.length);
+      const turns = countOccurrences(before, markers);
       if (turns === 0) return null;
       const whole = renderText(model, request, request.messages, request.addGenerationPrompt);
-      const cut = indexAfterOccurrence(whole, marker, turns, marker.length);
+      const cut = indexAfterOccurrence(whole, markers, turns);
       // special tokens are split off before the rest is tokenized, so the text after one encodes on its own
       // exactly as it does inside the whole prompt
       return cut === -1 ? null : model.tokenizer.encode(whole.slice(cut));
     },
   };
+}
+
+/**
+ * What may close the earlier turn in the rendering: the sampled end-of-turn token, or, when it is one of the family's
+ * `history.endOfTurnTokens`, any of those (Llama 3's JSON templates write `<|eot_id|>` after a turn the model ended
+ * with `<|eom_id|>`). None for an id that decodes to no text.
+ */
+function endOfTurnMarkers(sampled: string, family: ModelFamily | undefined): string[] {
+  if (sampled === '') return [];
+  const named = family?.history.endOfTurnTokens ?? [];
+  return named.includes(sampled) ? named.filter((token) => token !== '') : [sampled];
 }
 
 function renderText(

@@ -50,33 +50,44 @@ export function promptRequestFrom(chatBody: Record<string, unknown>): PromptRequ
   };
 }
 
+type Searchable<T> = ArrayLike<T> & { indexOf(value: T, from?: number): number };
+
 /**
- * Where the text (or ids) after the `count`-th occurrence of `marker` starts; -1 when there are fewer.
+ * Where the text (or ids) after the `count`-th occurrence of any of `markers` starts; -1 when there are fewer. Several
+ * markers: a family whose template may close a turn with another end-of-turn token than the one sampled (Llama 3:
+ * `<|eot_id|>` for `<|eom_id|>`) counts them all.
  *
- * @example indexAfterOccurrence([1, 9, 2, 9, 3], 9, 2) // 4
+ * @example indexAfterOccurrence([1, 9, 2, 8, 3], [9, 8], 2) // 4
  */
-export function indexAfterOccurrence<T>(
-  sequence: ArrayLike<T> & { indexOf(value: T, from?: number): number },
-  marker: T,
-  count: number,
-  markerLength = 1,
-): number {
+export function indexAfterOccurrence<T>(sequence: Searchable<T>, markers: readonly T[], count: number): number {
   let from = 0;
   for (let seen = 0; seen < count; seen++) {
-    const at = sequence.indexOf(marker, from);
-    if (at === -1) return -1;
-    from = at + markerLength;
+    const after = afterNextOccurrence(sequence, markers, from);
+    if (after === -1) return -1;
+    from = after;
   }
   return from;
 }
 
 /**
- * How often `marker` occurs (non-overlapping).
+ * How often any of `markers` occurs (non-overlapping).
  *
- * @example countOccurrences('a<e>b<e>', '<e>', 3) // 2
+ * @example countOccurrences('a<e>b<m>', ['<e>', '<m>']) // 2
  */
-export function countOccurrences<T>(sequence: ArrayLike<T> & { indexOf(value: T, from?: number): number }, marker: T, markerLength = 1): number {
+export function countOccurrences<T>(sequence: Searchable<T>, markers: readonly T[]): number {
   let count = 0;
-  for (let at = sequence.indexOf(marker); at !== -1; at = sequence.indexOf(marker, at + markerLength)) count++;
+  for (let from = afterNextOccurrence(sequence, markers, 0); from !== -1; from = afterNextOccurrence(sequence, markers, from)) count++;
   return count;
+}
+
+/** Just past the first occurrence of any marker at or after `from` (a text marker's length, one id), -1 when none. */
+function afterNextOccurrence<T>(sequence: Searchable<T>, markers: readonly T[], from: number): number {
+  let first = -1;
+  let after = -1;
+  for (const marker of markers) {
+    const at = sequence.indexOf(marker, from);
+    if (at === -1 || (first !== -1 && at >= first)) continue;
+    [first, after] = [at, at + (typeof marker === 'string' ? marker.length : 1)];
+  }
+  return after;
 }

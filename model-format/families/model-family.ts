@@ -44,6 +44,12 @@ export interface ModelFamily {
   /** tool-call parsers by name, the first the default (Qwen3: `hermes`, `qwen3-coder`) */
   toolCalls: Readonly<Record<string, FamilyToolCallParser>>;
   /**
+   * the family as one model folder shapes it, where models of the family differ (DeepSeek V3.2 speaking DSML: its
+   * `deepseek-v32` tool parser first; Qwen3.5: thinking on or off by its template's default); applied whenever there
+   * is a `--model-dir`. Unset: the same for every folder
+   */
+  forFolder?: (facts: ModelFolderFacts) => ModelFamily;
+  /**
    * the family's own prompt renderer, used instead of the model folder's chat template: vLLM renders gpt-oss with
    * openai_harmony, not with a template (a function of the messages, the tools and the template options)
    */
@@ -56,5 +62,11 @@ export interface ModelFamily {
     dropsReasoning: boolean;
     /** tool-call arguments are rendered from parsed JSON, not the text the model wrote */
     reserializesToolArguments: boolean;
+    /**
+     * the tokens that end an assistant turn where the template may write one for another (Llama 3: `<|eot_id|>`,
+     * `<|eom_id|>`): a turn the model ended with any of them is found in the rendering by counting them all, and is
+     * extended from its ids (the sampled one kept). Unset: the sampled end-of-turn token alone
+     */
+    endOfTurnTokens?: readonly string[];
   };
 }

@@ -86,6 +86,52 @@ export async function anthropicToolLoop(client: Anthropic, options: ToolLoopOpti
 }
 
 /**
+ * A tool loop through the Responses API with the real openai client (`client.responses.create`, streamed or not; a
+ * stream's answer is its `response.completed` event's response): each turn's output items go back into the input,
+ * followed by a `function_call_output` per function call (Responses has no error flag: a tool error is its text).
+ * Returns each turn's response.
+ *
+ * @example const responses = await responsesToolLoop(client, 'm', { question, turns: 3, stream: true, result })
+ */
+export async function responsesToolLoop(client: OpenAI, model: string, options: ToolLoopOptions): Promise<OpenAI.Responses.Response[]> {
+  const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: options.question }];
+  const tool = { type: 'function' as const, strict: false, ...READ_FILE_TOOL.function };
+  const responses: OpenAI.Responses.Response[] = [];
+  for (let turn = 0; turn < options.turns; turn++) {
+    const response = options.stream
+      ? await completedResponse(await client.responses.create({ model, input, tools: [tool], stream: true }))
+      : await client.responses.create({ model, input, tools: [tool] });
+    responses.push(response);
+    input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
+    const calls = response.output.filter((item) => item.type === 'function_call');
+    for (const [index, call] of calls.entries()) {
+      input.push({ type: 'function_call_output', call_id: call.call_id, output: options.result(turn, index).content });
+    }
+  }
+  return responses;
+}
+
+async function completedResponse(events: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>): Promise<OpenAI.Responses.Response> {
+  let completed: OpenAI.Responses.Response | undefined;
+  for await (const event of events) if (event.type === 'response.completed') completed = event.response;
+  if (completed === undefined) throw new Error('the stream ended without response.completed');
+  return completed;
+}
+
+/**
+ * A response's output as what the model said: its function calls (name and arguments) and its message text, null
+ * where it has none.
+ *
+ * @example responses.map(responseSaid) // [{ calls: [{ name: 'read_file', arguments: '{"path": "a"}' }], text: null }]
+ */
+export function responseSaid(response: OpenAI.Responses.Response): { calls: unknown; text: string | null } {
+  const calls = response.output.flatMap((item) => (item.type === 'function_call' ? [{ name: item.name, arguments: item.arguments }] : []));
+  const parts = response.output.flatMap((item) => (item.type === 'message' ? item.content : []));
+  const text = parts.map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+  return { calls: calls.length === 0 ? null : calls, text: parts.length === 0 ? null : text };
+}
+
+/**
  * A Chat Completions message's function calls, or null without any (vLLM's whole answer has `tool_calls: []`, a stream
  * none).
  *

@@ -16,5 +16,7 @@ export const llama3Family: ModelFamily = {
   toolCalls: {
     'llama3-json': { parse: (content) => parseLlama3JsonToolCalls(content), createStream: () => createLlama3JsonToolCallStream() },
   },
-  history: { dropsReasoning: false, reserializesToolArguments: true },
+  // a turn ended with <|eom_id|> (built-in tools, `Environment: ipython`) is written back with <|eot_id|> by the JSON
+  // templates: it is found by counting both, and extended from the sampled ids
+  history: { dropsReasoning: false, reserializesToolArguments: true, endOfTurnTokens: ['<|eot_id|>', '<|eom_id|>'] },
 };
