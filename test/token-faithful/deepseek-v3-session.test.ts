@@ -6,7 +6,7 @@ import type { SimReply } from '../../sim/render-reply-text.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { deepSeekV3ModelFolder } from './deepseek-v3-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
-import { anthropicToolLoop, chatToolLoop, functionCalls, type ToolResult } from './tool-loop-drivers.js';
+import { anthropicToolLoop, chatToolLoop, functionCalls, responsesToolLoop, responseSaid, type ToolResult } from './tool-loop-drivers.js';
 
 const MODEL = 'deepseek-ai/DeepSeek-V3.1';
 // what the simulated model means to say (thinking off, the template's default): two parallel calls after a sentence,
@@ -106,6 +106,30 @@ describe('a DeepSeek V3.1 token-faithful session (family deepseek-v3, detected f
       expect(answers[1]!.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'read_file', input: { path: 'src/b.ts' } })]);
       expect(answers[2]!.content).toEqual([expect.objectContaining({ type: 'text', text: REPLIES[2]!.content })]);
       expectOneSample('anthropic');
+    });
+  }
+  for (const stream of [false, true]) {
+    it(`Responses (${stream ? 'streamed' : 'not streamed'}): parallel function calls, a tool error, a message; one sample`, async () => {
+      setup = await start();
+      const client = new OpenAI({ baseURL: setup.openaiBase('responses'), apiKey: 'x', maxRetries: 0 });
+      const responses = await responsesToolLoop(client, MODEL, {
+        question: 'What does src/a.ts export, and src/missing.ts?',
+        turns: 3,
+        stream,
+        result: RESULT,
+      });
+      expect(responses.map(responseSaid)).toEqual([
+        {
+          calls: [
+            { name: 'read_file', arguments: '{"path": "src/a.ts"}' },
+            { name: 'read_file', arguments: '{"path": "src/missing.ts"}' },
+          ],
+          text: REPLIES[0]!.content,
+        },
+        { calls: [{ name: 'read_file', arguments: '{"path": "src/b.ts"}' }], text: null },
+        { calls: null, text: REPLIES[2]!.content },
+      ]);
+      expectOneSample('responses');
     });
   }
 });

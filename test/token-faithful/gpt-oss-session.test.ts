@@ -9,7 +9,7 @@ import { familyByName } from '../../model-format/families/model-families.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { gptOssModelFolder } from './gpt-oss-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
-import { anthropicToolLoop, READ_FILE_TOOL, type ToolResult } from './tool-loop-drivers.js';
+import { anthropicToolLoop, READ_FILE_TOOL, responsesToolLoop, responseSaid, type ToolResult } from './tool-loop-drivers.js';
 
 const MODEL = 'openai/gpt-oss-20b';
 // what the simulated model means to say: reasoning, a call per turn (a Harmony completion stops at its first <|call|>),
@@ -143,6 +143,29 @@ describe('a gpt-oss token-faithful session (family gpt-oss, detected from the mo
         expect.objectContaining({ type: 'text', text: REPLIES[2]!.content }),
       ]);
       expectOneSample('anthropic');
+    });
+  }
+  for (const stream of [false, true]) {
+    it(`Responses (${stream ? 'streamed' : 'not streamed'}): function calls, a tool error, a message; one sample`, async () => {
+      setup = await start();
+      const client = new OpenAI({ baseURL: setup.openaiBase('responses'), apiKey: 'x', maxRetries: 0 });
+      const responses = await responsesToolLoop(client, MODEL, {
+        question: 'What does src/a.ts export, and src/missing.ts?',
+        turns: 3,
+        stream,
+        result: RESULT,
+      });
+      // whole: json.dumps(json.loads(arguments)); streamed: the arguments as the model wrote them (compact JSON)
+      expect(responses.map(responseSaid)).toEqual([
+        { calls: [{ name: 'read_file', arguments: stream ? '{"path":"src/a.ts"}' : '{"path": "src/a.ts"}' }], text: null },
+        { calls: [{ name: 'read_file', arguments: stream ? '{"path":"src/missing.ts"}' : '{"path": "src/missing.ts"}' }], text: REPLIES[1]!.content },
+        { calls: null, text: REPLIES[2]!.content },
+      ]);
+      // the analysis channel comes back as a reasoning item
+      const reasoning = (response: OpenAI.Responses.Response): unknown =>
+        response.output.flatMap((item) => (item.type === 'reasoning' ? (item.content ?? item.summary).map((part) => part.text) : [])).join('');
+      expect(responses.map(reasoning)).toEqual(REPLIES.map((reply) => reply.reasoning));
+      expectOneSample('responses');
     });
   }
 });
