@@ -108,7 +108,8 @@ export interface ResolvedModelFamily {
  * Picks the family (`--model-family`: a name, or `auto`: detected from the model folder, Qwen3 without one) and its
  * parsers (`--reasoning-parser` / `--tool-call-parser` override the family's defaults, within the family). An unknown
  * family, a folder whose family cannot be detected, or a parser the family does not have is a TT_USAGE error naming
- * what is known: never a silent fallback.
+ * what is known: never a silent fallback. With a model folder the family is the one the folder shapes (`forFolder`), so
+ * its defaults are that folder's (DeepSeek V3.2 with DSML: `deepseek-v32`).
  *
  * @example resolveModelFamily({ modelFamily: 'qwen3', toolCallParser: 'qwen3-coder' }).toolCallParser // 'qwen3-coder'
  */
@@ -118,7 +119,10 @@ export function resolveModelFamily(options: {
   reasoningParser?: string | undefined;
   toolCallParser?: string | undefined;
 }): ResolvedModelFamily {
-  const family = pickFamily(options.modelFamily ?? 'auto', options.modelDir);
+  const facts = options.modelDir === undefined ? null : readModelFolderFacts(options.modelDir);
+  const picked = pickFamily(options.modelFamily ?? 'auto', options.modelDir, facts);
+  // the folder shapes the family where its models differ (DeepSeek V3.2's DSML, Qwen3.5's thinking default)
+  const family = facts === null || picked.forFolder === undefined ? picked : picked.forFolder(facts);
   const reasoningNames = [...(family.reasoning === null ? [] : [family.reasoning.name]), 'none'];
   const toolNames = [...Object.keys(family.toolCalls), 'none'];
   const reasoningParser = options.reasoningParser ?? reasoningNames[0]!;
@@ -132,15 +136,14 @@ export function resolveModelFamily(options: {
   return { family, reasoningParser, toolCallParser };
 }
 
-function pickFamily(name: string, modelDir: string | undefined): ModelFamily {
+function pickFamily(name: string, modelDir: string | undefined, facts: ModelFolderFacts | null): ModelFamily {
   const known = modelFamilyNames().join(', ');
   if (name !== 'auto') {
     const named = familyByName(name);
     if (named === undefined) throw usage(`unknown model family ${name} (known: ${known}, or auto)`);
     return named;
   }
-  if (modelDir === undefined) return DEFAULT_MODEL_FAMILY;
-  const facts = readModelFolderFacts(modelDir);
+  if (facts === null) return DEFAULT_MODEL_FAMILY;
   // a folder with neither config.json nor a template is refused by the model folder check at start (TT_MODEL_DIR_INVALID)
   if (facts.modelType === null && facts.template === '') return DEFAULT_MODEL_FAMILY;
   const detected = detectFamily(facts);

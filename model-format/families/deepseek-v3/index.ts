@@ -1,19 +1,30 @@
-import type { ModelFamily } from '../model-family.js';
+import type { ModelFamily, ModelFolderFacts } from '../model-family.js';
+import { createDeepSeekV32ToolCallStream } from './create-deepseek-v32-tool-call-stream.js';
 import { createDeepSeekV31ToolCallStream, parseDeepSeekV31ToolCalls, TOOL_CALLS_BEGIN } from './parse-deepseek-v31-tool-calls.js';
+import { DSML_CALLS_START, parseDeepSeekV32ToolCalls } from './parse-deepseek-v32-tool-calls.js';
 import { createDeepSeekV3ReasoningStream, splitDeepSeekV3Reasoning } from './split-deepseek-v3-reasoning.js';
 
-// DeepSeek V3 / V3.1 (`deepseek_v3`) and V3.2 (`deepseek_v32`)
+// DeepSeek V3 / V3.1 (`deepseek_v3`) and V3.2 (`deepseek_v32`, V3.2-Exp too)
 const MODEL_TYPES = new Set(['deepseek_v3', 'deepseek_v32']);
 // the first DeepSeek V3 template writes `function<｜tool▁sep｜>NAME` and fenced JSON: another syntax, not claimed
 const V3_TOOL_SYNTAX = "'<｜tool▁sep｜>' + tool['function']['name']";
 
+const V31_TOOL_CALLS: ModelFamily['toolCalls'][string] = {
+  parse: (content) => parseDeepSeekV31ToolCalls(content),
+  createStream: () => createDeepSeekV31ToolCallStream(),
+};
+const V32_TOOL_CALLS: ModelFamily['toolCalls'][string] = { parse: parseDeepSeekV32ToolCalls, createStream: createDeepSeekV32ToolCallStream };
+
 /**
- * DeepSeek V3.1 and V3.2 with V3.1 tool calls (vLLM's `deepseek_v31` tool parser and `deepseek_v3` reasoning parser):
- * `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`, parallel
- * calls chained; thinking is off unless `chat_template_kwargs.thinking` (the prompt then ends with `<think>` and the
- * reply's reasoning ends at `</think>`). Its templates (vLLM's examples/tool_chat_template_deepseekv31.jinja, SGLang's
- * V3.2 one) keep only the text after `</think>` of earlier turns and write arguments with `tojson`.
- * Detected from a template with V3.1's tool markers, or `model_type` `deepseek_v3` / `deepseek_v32` without a template.
+ * DeepSeek V3.1 and V3.2 (vLLM's `deepseek_v3` reasoning parser; tool parsers `deepseek_v31` and `deepseek_v32`):
+ * V3.1's `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>` (the
+ * default: what V3.1's template and SGLang's V3.2 template write), or V3.2's own DSML
+ * `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K" string="…">V</｜DSML｜parameter>…`
+ * (`deepseek-v32`, the default for a folder that speaks it: see `forFolder`). Thinking is off unless
+ * `chat_template_kwargs.thinking` (the prompt then ends with `<think>` and the reply's reasoning ends at `</think>`).
+ * Its templates keep only the text after `</think>` of earlier turns and write arguments with `tojson` (V3.2's encoder:
+ * as DSML parameters). Detected from a template with V3.1's tool markers or DSML, or `model_type` `deepseek_v3` /
+ * `deepseek_v32` without a template.
  *
  * @example familyByName('deepseek-v3')?.toolCalls['deepseek-v31']?.parse('Hi', []) // { toolCalls: [], content: 'Hi' }
  */
@@ -22,10 +33,25 @@ export const deepSeekV3Family: ModelFamily = {
   detect: ({ modelType, template }) =>
     template === ''
       ? modelType !== null && MODEL_TYPES.has(modelType)
-      : template.includes(TOOL_CALLS_BEGIN) && template.includes('<｜Assistant｜>') && !template.includes(V3_TOOL_SYNTAX),
+      : (template.includes(TOOL_CALLS_BEGIN) || template.includes(DSML_CALLS_START)) &&
+        template.includes('<｜Assistant｜>') &&
+        !template.includes(V3_TOOL_SYNTAX),
   reasoning: { name: 'deepseek-v3', split: splitDeepSeekV3Reasoning, createStream: createDeepSeekV3ReasoningStream },
-  toolCalls: {
-    'deepseek-v31': { parse: (content) => parseDeepSeekV31ToolCalls(content), createStream: () => createDeepSeekV31ToolCallStream() },
-  },
+  toolCalls: { 'deepseek-v31': V31_TOOL_CALLS, 'deepseek-v32': V32_TOOL_CALLS },
+  forFolder: (facts) =>
+    speaksDsml(facts) ? { ...deepSeekV3Family, toolCalls: { 'deepseek-v32': V32_TOOL_CALLS, 'deepseek-v31': V31_TOOL_CALLS } } : deepSeekV3Family,
   history: { dropsReasoning: true, reserializesToolArguments: true },
 };
+
+/**
+ * True when the folder is DeepSeek V3.2 speaking DSML: a template that writes `<｜DSML｜function_calls>`, or
+ * `model_type` `deepseek_v32` with no template at all (DeepSeek ships V3.2 without a Jinja template: its prompts come
+ * from the Python encoder `encoding_dsv32.py`, which vLLM runs for `--tokenizer-mode deepseek_v32`). A `deepseek_v32`
+ * folder with a V3.1-syntax template (V3.2-Exp, SGLang's V3.2 template) keeps V3.1's parser.
+ *
+ * @example speaksDsml({ modelType: 'deepseek_v32', template: '' }) // true
+ */
+export function speaksDsml(facts: ModelFolderFacts): boolean {
+  if (facts.template.includes(DSML_CALLS_START)) return true;
+  return facts.template === '' && facts.modelType === 'deepseek_v32';
+}
