@@ -1,14 +1,18 @@
 import type { ModelFamily } from '../model-family.js';
 import { createMistralToolCallStream, parseMistralToolCalls, TOOL_CALLS } from './parse-mistral-tool-calls.js';
+import { ARGS, createMistralV11ToolCallStream, parseMistralV11ToolCalls } from './parse-mistral-v11-tool-calls.js';
 
 /**
- * Mistral with tool calls as tokenizers before v11 write them (vLLM's `mistral` tool parser; no reasoning):
- * `content[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]`, parallel calls in the one list, ids of nine letters and
- * digits. `[TOOL_CALLS]` is a special token, so the output is read with special tokens (vLLM asks
- * `skip_special_tokens: false` for a Mistral model served with its chat template). Its templates (vLLM's
- * examples/tool_chat_template_mistral.jinja and tool_chat_template_mistral3.jinja) write a turn with calls as the
- * calls only (its text dropped), from `tojson` and with each call's id added, so turns are extended from their ids.
- * Detected from a template with `[TOOL_CALLS]` and `[AVAILABLE_TOOLS]`, or `model_type` `mistral` without a template.
+ * Mistral (vLLM's `mistral` tool parser; no reasoning), in the two syntaxes its tokenizers write: before v11
+ * `content[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]` (parser `mistral`, parallel calls in the one list), v11 and
+ * later `content[TOOL_CALLS]NAME[ARGS]{…}`, one marker per call (parser `mistral-v11`). vLLM picks between them by the
+ * tokenizer (a Hugging Face one is v11+ when `[ARGS]` is in its vocabulary), and so does this family from the model folder:
+ * `[ARGS]` among the tokenizer's added tokens or in the chat template. Ids are nine letters and digits. `[TOOL_CALLS]` is
+ * a special token, so the output is read with special tokens (vLLM asks `skip_special_tokens: false` for a Mistral model
+ * served with its chat template). Its templates (vLLM's examples/tool_chat_template_mistral.jinja and
+ * tool_chat_template_mistral3.jinja) write a turn with calls as the calls only (its text dropped), from `tojson` and with
+ * each call's id added, so turns are extended from their ids. Detected from a template with `[TOOL_CALLS]` and
+ * `[AVAILABLE_TOOLS]`, or `model_type` `mistral` without a template.
  *
  * @example familyByName('mistral')?.toolCalls.mistral?.parse('Hi', []) // { toolCalls: [], content: 'Hi' }
  */
@@ -19,7 +23,18 @@ export const mistralFamily: ModelFamily = {
   reasoning: null,
   toolCalls: {
     mistral: { parse: (content) => parseMistralToolCalls(content), createStream: () => createMistralToolCallStream() },
+    'mistral-v11': { parse: (content) => parseMistralV11ToolCalls(content), createStream: () => createMistralV11ToolCallStream() },
   },
   keepsSpecialTokens: true,
   history: { dropsReasoning: false, reserializesToolArguments: true },
 };
+
+/**
+ * True when a Mistral model folder's tokenizer is v11 or later: `[ARGS]` is one of its tokens (vLLM's
+ * `_is_pre_v11_tokeniser` for a Hugging Face tokenizer) or its chat template writes it.
+ *
+ * @example isMistralV11Folder({ modelType: 'mistral', template: '', addedTokens: ['[TOOL_CALLS]', '[ARGS]'] }) // true
+ */
+export function isMistralV11Folder(facts: { template: string; addedTokens?: readonly string[] }): boolean {
+  return (facts.addedTokens ?? []).includes(ARGS) || facts.template.includes(ARGS);
+}
