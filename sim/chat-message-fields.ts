@@ -61,7 +61,7 @@ function answerFields(layout: ReplyLayout, end: number, answer: string, parseToo
   return {
     content: before === '' ? null : before,
     toolCalls: begun.map((call) => ({
-      id: makeToolCallId(),
+      id: (layout.makeToolCallId ?? makeToolCallId)(),
       type: 'function',
       function: { name: call.name, arguments: pythonJsonDumps(JSON.parse(call.argumentsText)) },
     })),

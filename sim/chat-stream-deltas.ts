@@ -65,7 +65,7 @@ export function createChatStreamDeltas(layout: ReplyLayout, options: { parseTool
         // vLLM's parser cannot start call i+1 before call i has its name
         if (to < call.nameEnd) break;
         named[index] = true;
-        deltas.push({ id: makeToolCallId(), type: 'function', index, function: { name: call.name } });
+        deltas.push({ id: (layout.makeToolCallId ?? makeToolCallId)(), type: 'function', index, function: { name: call.name } });
       }
       const sent = argumentsSent[index] ?? call.argumentsStart;
       const upTo = argumentsSendable(call, to);

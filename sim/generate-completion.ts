@@ -127,7 +127,8 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
     (family === 'deepseek-v3'
       ? renderDeepSeekV3Reply(reply, { thinking })
       : family === 'mistral'
-        ? renderMistralReply(reply)
+        ? // a tokenizer of v11 or later has [ARGS] (vLLM's test for a Hugging Face tokenizer) and writes each call with it
+          renderMistralReply(reply, { v11: tokenizer.tokenToId('[ARGS]') !== undefined })
         : family === 'glm45'
           ? renderGlm45Reply(reply, { thinking })
           : family === 'kimi-k2'

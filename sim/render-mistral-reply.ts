@@ -1,37 +1,84 @@
+import { randomInt } from 'node:crypto';
 import { pythonJsonDumps } from './python-json-dumps.js';
 import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
 const TOOL_CALLS = '[TOOL_CALLS]';
+const ARGS = '[ARGS]';
+const ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+export interface MistralReplyOptions {
+  /**
+   * the tokenizer is v11 or later (vLLM: `[ARGS]` is in its vocabulary): each call is `[TOOL_CALLS]NAME[ARGS]{…}`;
+   * else the calls are one `[TOOL_CALLS] [{"name": …, "arguments": …}, …]` list
+   */
+  v11: boolean;
+}
 
 /**
- * Writes a reply as a Mistral model with a tokenizer before v11 generates it (the simulator's own writer, from the
- * format vLLM's examples/tool_chat_template_mistral.jinja renders back): the content, then, with tool calls,
- * `[TOOL_CALLS] [{"name": "…", "arguments": {…}}, …]`, parallel calls in the one list (object arguments printed like
- * `json.dumps`). No reasoning: a reply's reasoning is not written. The end-of-turn token (`</s>`) is the tokenizer's
- * EOS, added by the caller.
+ * Writes a reply as a Mistral model generates it (the simulator's own writer): the content, then the tool calls in
+ * the syntax of the model's tokenizer. Before v11 (what vLLM's examples/tool_chat_template_mistral.jinja renders back)
+ * `[TOOL_CALLS] [{"name": "…", "arguments": {…}}, …]`, parallel calls in the one list; v11 and later (mistral_common's
+ * tokenizers) `[TOOL_CALLS]NAME[ARGS]{…}` for each call. Object arguments are printed like `json.dumps`. No reasoning:
+ * a reply's reasoning is not written. The end-of-turn token (`</s>`) is the tokenizer's EOS, added by the caller. The
+ * first call's `start` is its `[TOOL_CALLS]` (content ends there, as vLLM's parser cuts it), and the server names
+ * calls as vLLM's Mistral parser does: nine letters and digits.
  *
  * @example
- * renderMistralReply({ toolCalls: [{ name: 'ls', arguments: {} }] }).text; // '[TOOL_CALLS] [{"name": "ls", "arguments": {}}]'
+ * renderMistralReply({ toolCalls: [{ name: 'ls', arguments: {} }] }, { v11: false }).text; // '[TOOL_CALLS] [{"name": "ls", "arguments": {}}]'
  */
-export function renderMistralReply(reply: SimReply): ReplyLayout {
+export function renderMistralReply(reply: SimReply, options: MistralReplyOptions = { v11: false }): ReplyLayout {
   if (reply.text !== undefined) return contentLayout(reply.text);
-  let text = reply.content ?? '';
   const calls = reply.toolCalls ?? [];
+  const written = calls.map((call) => ({
+    name: call.name,
+    argumentsText: typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments),
+  }));
+  const content = reply.content ?? '';
+  const { text, toolCalls } = options.v11 ? writeV11(content, written) : writeList(content, written);
+  return { text, think: null, contentStart: 0, toolCalls, makeToolCallId: makeMistralToolCallId };
+}
+
+type WrittenCall = { name: string; argumentsText: string };
+
+/** `content[TOOL_CALLS] [{…}, {…}]`; the name is complete once its closing quote has come (vLLM's ijson reading). */
+function writeList(content: string, calls: readonly WrittenCall[]): { text: string; toolCalls: RenderedToolCall[] } {
+  let text = content;
   const toolCalls: RenderedToolCall[] = [];
   if (calls.length > 0) text += `${TOOL_CALLS} [`;
   for (const [index, call] of calls.entries()) {
     if (index > 0) text += ', ';
-    const written = typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments);
-    const start = text.length;
+    const start = index === 0 ? content.length : text.length;
     text += `{"name": "${call.name}"`;
     const nameEnd = text.length;
     text += ', "arguments": ';
     const argumentsStart = text.length;
-    text += written;
+    text += call.argumentsText;
     const argumentsEnd = text.length;
     text += '}';
-    toolCalls.push({ name: call.name, argumentsText: written, start, nameEnd, argumentsStart, argumentsEnd, jsonEnd: text.length, end: text.length });
+    toolCalls.push({ ...call, start, nameEnd, argumentsStart, argumentsEnd, jsonEnd: text.length, end: text.length });
   }
   if (calls.length > 0) text += ']';
-  return { text, think: null, contentStart: 0, toolCalls };
+  return { text, toolCalls };
+}
+
+/** `content[TOOL_CALLS]NAME[ARGS]{…}…`; vLLM sends a name once the `{` after it has come, so it ends just past that. */
+function writeV11(content: string, calls: readonly WrittenCall[]): { text: string; toolCalls: RenderedToolCall[] } {
+  let text = content;
+  const toolCalls: RenderedToolCall[] = [];
+  for (const call of calls) {
+    const start = text.length;
+    text += `${TOOL_CALLS}${call.name}${ARGS}`;
+    const argumentsStart = text.length;
+    text += call.argumentsText;
+    const argumentsEnd = text.length;
+    toolCalls.push({ ...call, start, nameEnd: argumentsStart + 1, argumentsStart, argumentsEnd, jsonEnd: argumentsEnd, end: argumentsEnd });
+  }
+  return { text, toolCalls };
+}
+
+/** A tool-call id as vLLM's Mistral parser makes one (`MistralToolCall.generate_random_id`): nine letters and digits. */
+function makeMistralToolCallId(): string {
+  let id = '';
+  for (let index = 0; index < 9; index++) id += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+  return id;
 }

