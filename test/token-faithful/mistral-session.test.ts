@@ -1,11 +1,15 @@
 import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalPromptRenderer } from '../../gateway/token-faithful/local-prompt-renderer.js';
+import { familyByName } from '../../model-format/families/model-families.js';
+import { loadHfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import type { SimReply } from '../../sim/render-reply-text.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { mistralModelFolder } from './mistral-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
-import { chatToolLoop, functionCalls, type ToolResult } from './tool-loop-drivers.js';
+import { chatToolLoop, functionCalls, READ_FILE_TOOL, type ToolResult } from './tool-loop-drivers.js';
 
 const MODEL = 'mistralai/Mistral-7B-Instruct-v0.3';
 // what the simulated model means to say: two parallel calls after a sentence (in the one [TOOL_CALLS] list), one of
@@ -37,9 +41,9 @@ afterEach(async () => {
 });
 
 /** The simulator speaking Mistral (picked from the folder's template) behind a token-faithful gateway of family auto. */
-async function start(): Promise<GatewayWithSim> {
+async function start(replies: SimReply[] = REPLIES): Promise<GatewayWithSim> {
   return startGatewayWithSim(
-    { script: orderedScript(REPLIES), tokenizerDir: folder.dir, modelName: MODEL },
+    { script: orderedScript(replies), tokenizerDir: folder.dir, modelName: MODEL },
     { tokenFaithful: '*', modelDir: folder.dir },
   );
 }
@@ -82,6 +86,85 @@ describe('a Mistral token-faithful session (family mistral, detected from a toke
       expect(stored.map((call) => call.completionTokenIds?.at(-1))).toEqual([128001, 128001, 128001]);
       const samples = reconstructSession(setup.gateway.store, 'chat', { strategy: 'merge' });
       expect(samples.map((sample) => verifySample(sample, stored))).toEqual([{ ok: true }]);
+    });
+  }
+});
+
+// Two user turns, each with a tool call and an answer. Mistral's templates put [AVAILABLE_TOOLS] (and 7B v0.3 the
+// system prompt) before the LAST user message, so a fresh render of the second turn's conversation moves them there,
+// away from the first user message. The gateway extends the earlier turn's ids instead: the model is sent the first
+// turn exactly as it saw and sampled it, then the template's rendering of the new messages, which lists the tools
+// (and the system prompt) again before the new user message. That extended prompt is what the backend generated from,
+// and what the sample holds.
+const TWO_TURN_REPLIES: SimReply[] = [
+  { toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }] },
+  { content: 'a.ts exports a().' },
+  { toolCalls: [{ name: 'read_file', arguments: { path: 'src/b.ts' } }] },
+  { content: 'b.ts exports b.' },
+];
+const SYSTEM = 'You answer from the files.';
+
+/** Two user turns through Chat Completions, each answered by a tool loop that ends in an answer. */
+async function twoUserTurns(client: OpenAI, stream: boolean): Promise<ChatCompletionMessageParam[]> {
+  const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }];
+  for (const question of ['What does src/a.ts export?', 'And src/b.ts?']) {
+    messages.push({ role: 'user', content: question });
+    for (let step = 0; step < 2; step++) {
+      const params = { model: MODEL, messages, tools: [READ_FILE_TOOL] };
+      const choice = stream
+        ? (await client.chat.completions.stream({ ...params, stream: true }).finalChatCompletion()).choices[0]!
+        : (await client.chat.completions.create(params)).choices[0]!;
+      messages.push(choice.message as ChatCompletionMessageParam);
+      for (const call of choice.message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: 'export ...' });
+    }
+  }
+  return messages;
+}
+
+function count(text: string, part: string): number {
+  return text.split(part).length - 1;
+}
+
+describe('a Mistral token-faithful session with a second user message', () => {
+  for (const stream of [false, true]) {
+    it(`extends the first turn's ids and gets the tools again before the new message (${stream ? 'streamed' : 'not streamed'}); one sample`, async () => {
+      setup = await start(TWO_TURN_REPLIES);
+      const client = new OpenAI({ baseURL: setup.openaiBase('two-turns'), apiKey: 'x', maxRetries: 0 });
+      const messages = await twoUserTurns(client, stream);
+      expect(messages.filter((message) => message.role === 'assistant').map((message) => message.content ?? null)).toEqual([
+        null,
+        'a.ts exports a().',
+        null,
+        'b.ts exports b.',
+      ]);
+
+      const stored = setup.gateway.store.listCalls('two-turns');
+      expect(stored.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend', 'extend']);
+      expectPromptChain(stored);
+      // what the backend generated from is what was recorded, call for call: the sample claims no other context
+      expect(setup.sim.log.map((record) => record.promptTokenIds)).toEqual(stored.map((call) => [...call.promptTokenIds!]));
+      const samples = reconstructSession(setup.gateway.store, 'two-turns', { strategy: 'merge' });
+      expect(samples.map((sample) => verifySample(sample, stored))).toEqual([{ ok: true }]);
+
+      // the second user turn's prompt: the first turn as sent and sampled, then the tools and the system prompt again
+      const tokenizer = await loadHfTokenizer(folder.dir);
+      const secondTurn = tokenizer.decode([...stored[2]!.promptTokenIds!]);
+      const firstTurnEnd = stored[1]!.promptTokenIds!.length + stored[1]!.completionTokenIds!.length;
+      const newPart = tokenizer.decode([...stored[2]!.promptTokenIds!.slice(firstTurnEnd)]);
+      expect(newPart.startsWith('[AVAILABLE_TOOLS] [{"type": "function", "function": {"name": "read_file"')).toBe(true);
+      expect(newPart.endsWith(`[/AVAILABLE_TOOLS][INST] ${SYSTEM}\n\nAnd src/b.ts?[/INST]`)).toBe(true);
+      expect([count(secondTurn, '[AVAILABLE_TOOLS]'), count(secondTurn, SYSTEM)]).toEqual([2, 2]);
+      // a fresh render of the same conversation has them once, before the new message: not what the model was sent
+      const renderer = createLocalPromptRenderer(folder.dir, familyByName('mistral'));
+      const request = { model: MODEL, messages: messages.slice(0, 6) as unknown as Array<Record<string, unknown>>, tools: [READ_FILE_TOOL] };
+      const fresh = tokenizer.decode(
+        await renderer.renderFull(
+          { ...request, chatTemplateKwargs: null, chatTemplate: null, addGenerationPrompt: true },
+          new AbortController().signal,
+        ),
+      );
+      expect([count(fresh, '[AVAILABLE_TOOLS]'), count(fresh, SYSTEM)]).toEqual([1, 1]);
+      expect(fresh.startsWith('<s>[INST] What does src/a.ts export?[/INST]')).toBe(true);
     });
   }
 });
