@@ -27,6 +27,11 @@ export interface ModelFolderFacts {
   modelType: string | null;
   /** the chat template text ('' without one) */
   template: string;
+  /**
+   * the tokenizer's added tokens (`tokenizer.json`'s `added_tokens`, `tokenizer_config.json`'s `added_tokens_decoder`),
+   * where control tokens live: Mistral's `[ARGS]` marks a tokenizer of v11 or later. Unset when the folder has neither
+   */
+  addedTokens?: readonly string[];
 }
 
 /**
