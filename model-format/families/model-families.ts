@@ -10,10 +10,12 @@ import { kimiK2Family } from './kimi-k2/index.js';
 import { llama3Family } from './llama3/index.js';
 import { mistralFamily } from './mistral/index.js';
 import { qwen3Family } from './qwen3/index.js';
+import { qwen35Family } from './qwen3.5/index.js';
 
 /** Every family token-faithful mode can read (docs/model-families.md); detection tries them in this order. */
 export const MODEL_FAMILIES: readonly ModelFamily[] = [
   qwen3Family,
+  qwen35Family,
   llama3Family,
   deepSeekV3Family,
   gptOssFamily,
