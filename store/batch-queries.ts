@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { ignoreConflicts, jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { wellFormedText } from './well-formed-text.js';
 import type { BatchAckRow, ServableGroupsQuery } from './types.js';
@@ -25,7 +25,7 @@ interface AckRecord {
  * const groupIds = batches.listServableGroups({ limit: 8, excludeIds: leased });
  * batches.ackGroups('batch-1', groupIds, 'trainer-0', Date.now());
  */
-export function createBatchQueries(database: Database.Database): BatchQueries {
+export function createBatchQueries(database: SqlDatabase): BatchQueries {
   // rollout-level filters pick groups here (one matching session is enough); the export applies them again per
   // rollout inside the served groups. Tags: the session carries every tag asked for.
   const selectServable = database.prepare<
@@ -44,21 +44,21 @@ export function createBatchQueries(database: Database.Database): BatchQueries {
     `SELECT groups.id FROM groups
       WHERE groups.completed_at IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM group_acks WHERE group_acks.group_id = groups.id)
-        AND groups.id NOT IN (SELECT value FROM json_each(@exclude))
+        AND groups.id NOT IN (SELECT excluded.value FROM ${jsonArrayElements(database, '@exclude', 'excluded')})
         AND (@filtered = 0 OR EXISTS (
           SELECT 1 FROM sessions
            WHERE sessions.group_id = groups.id
              AND (@since IS NULL OR sessions.created_at >= @since)
              AND (@until IS NULL OR sessions.created_at < @until)
              AND (@split IS NULL OR sessions.split = @split)
-             AND @tagCount = (SELECT count(*) FROM json_each(coalesce(sessions.tags, '[]')) AS tag
-                               WHERE tag.value IN (SELECT value FROM json_each(@tags)))))
+             AND @tagCount = (SELECT count(*) FROM ${jsonArrayElements(database, "coalesce(sessions.tags, '[]')", 'tag')}
+                               WHERE tag.value IN (SELECT wanted.value FROM ${jsonArrayElements(database, '@tags', 'wanted')}))))
       ORDER BY groups.completed_at, groups.id
       LIMIT @limit`,
   );
   const selectGroup = database.prepare<[string], { completed_at: number | null }>(`SELECT completed_at FROM groups WHERE id = ?`);
   const insertAck = database.prepare<[string, string, string, number]>(
-    `INSERT OR IGNORE INTO group_acks (group_id, batch_id, consumer, acked_at) VALUES (?, ?, ?, ?)`,
+    ignoreConflicts(database, `INSERT OR IGNORE INTO group_acks (group_id, batch_id, consumer, acked_at) VALUES (?, ?, ?, ?)`),
   );
   const selectAcks = database.prepare<[string], AckRecord>(
     `SELECT group_id, consumer, acked_at FROM group_acks WHERE batch_id = ? ORDER BY acked_at, group_id`,

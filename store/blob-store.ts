@@ -1,5 +1,5 @@
 import { hash as oneShotHash } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { prepareInsert, type SqlDatabase } from './sql/sql-database.js';
 import { BoundedLru } from './bounded-lru.js';
 import { compressText, decompressText } from './compress-json.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
@@ -31,13 +31,14 @@ export interface BlobStore {
  * const blobs = createBlobStore(database);
  * const listHash = blobs.writeList(messages.map((message) => toJsonPartOfText(JSON.stringify(message))));
  */
-export function createBlobStore(database: Database.Database): BlobStore {
+export function createBlobStore(database: SqlDatabase): BlobStore {
   const selectBlobId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blobs WHERE hash = ?`);
   const selectBlobData = database.prepare<[Buffer], { data: Buffer }>(`SELECT data FROM blobs WHERE hash = ?`);
-  const insertBlob = database.prepare<[Buffer, Buffer]>(`INSERT INTO blobs (hash, data) VALUES (?, ?)`);
+  const insertBlob = prepareInsert<[Buffer, Buffer]>(database, `INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)`);
   const selectListId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blob_lists WHERE hash = ?`);
-  const insertList = database.prepare<[Buffer, number | null, number, number]>(
-    `INSERT INTO blob_lists (hash, previous_id, blob_id, length) VALUES (?, ?, ?, ?)`,
+  const insertList = prepareInsert<[Buffer, number | null, number, number]>(
+    database,
+    `INSERT OR IGNORE INTO blob_lists (hash, previous_id, blob_id, length) VALUES (?, ?, ?, ?)`,
   );
   // A recursive CTE walks the list iteratively inside SQLite: one statement however long the history.
   const selectListHashes = database.prepare<[Buffer], { length: number; hash: Buffer }>(
@@ -67,7 +68,8 @@ export function createBlobStore(database: Database.Database): BlobStore {
   function writeBlob(part: JsonPart): number {
     const existing = selectBlobId.get(part.hash);
     if (existing !== undefined) return existing.id;
-    return Number(insertBlob.run(part.hash, compressText(part.text)).lastInsertRowid);
+    // null: another gateway on the same PostgreSQL database stored it meanwhile
+    return insertBlob(part.hash, compressText(part.text)) ?? (selectBlobId.get(part.hash) as { id: number }).id;
   }
 
   function writeList(parts: readonly JsonPart[]): string {
@@ -84,7 +86,8 @@ export function createBlobStore(database: Database.Database): BlobStore {
     }
     for (let index = storedLength; index < parts.length; index++) {
       const blobId = writeBlob(parts[index] as JsonPart);
-      previousId = Number(insertList.run(cellHashes[index] as Buffer, previousId, blobId, index + 1).lastInsertRowid);
+      const cellHash = cellHashes[index] as Buffer;
+      previousId = insertList(cellHash, previousId, blobId, index + 1) ?? (selectListId.get(cellHash) as { id: number }).id;
     }
     return (cellHashes[cellHashes.length - 1] ?? EMPTY_LIST_HASH).toString('hex');
   }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sql/sql-database.js';
 import { createBlobStore, toJsonPartOfText, type JsonPart } from './blob-store.js';
 import { compressJson, decompressJson } from './compress-json.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
@@ -62,7 +62,7 @@ interface WriteMemo {
  * const [request, backend] = bodies.write([requestBody, backendRequestBody]); // into call_bodies
  * bodies.read(request); // deep-equal to requestBody
  */
-export function createBodyStore(database: Database.Database): BodyStore {
+export function createBodyStore(database: SqlDatabase): BodyStore {
   const blobs = createBlobStore(database);
 
   function writeList(elements: unknown[], memo: WriteMemo): string {

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sql/sql-database.js';
 import type { BodyStore } from './body-store.js';
 import { CALL_COLUMNS, callRecordFromRaw, promptLinkOf, toCallRow, type CallRecord, type RawCallRecord } from './call-record.js';
 import { decompressJson, decompressText } from './compress-json.js';
@@ -30,7 +30,7 @@ interface BodiesRecord {
  * const reader = createCallReader({ database, bodies, delta });
  * for (const call of reader.listCalls(sessionId)) train(call.promptTokenIds, call.completionTokenIds);
  */
-export function createCallReader(options: { database: Database.Database; bodies: BodyStore; delta: PromptDelta }): CallReader {
+export function createCallReader(options: { database: SqlDatabase; bodies: BodyStore; delta: PromptDelta }): CallReader {
   const { database, bodies, delta } = options;
   const selectCall = database.prepare<[string], CallRecord>(`SELECT ${CALL_COLUMNS} FROM calls WHERE id = ?`);
   const selectSessionCalls = database

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { dialectOf, type SqlDatabase } from './sql/sql-database.js';
+import { mergePatch } from './merge-patch.js';
 import type { BodyStore } from './body-store.js';
 import { toNullableJson } from './call-record.js';
 import { compressJson, compressText } from './compress-json.js';
@@ -27,14 +28,13 @@ export interface CallWriter {
  * const { callId } = writer.beginCall(input);
  * writer.finishCall(callId, result);
  */
-export function createCallWriter(options: {
-  database: Database.Database;
-  sessions: SessionQueries;
-  bodies: BodyStore;
-  delta: PromptDelta;
-}): CallWriter {
+export function createCallWriter(options: { database: SqlDatabase; sessions: SessionQueries; bodies: BodyStore; delta: PromptDelta }): CallWriter {
   const { database, sessions, bodies, delta } = options;
+  const postgres = dialectOf(database) === 'postgres';
   const selectNextSeq = database.prepare<[string], { seq: number }>(`SELECT coalesce(max(seq), 0) + 1 AS seq FROM calls WHERE session_id = ?`);
+  // PostgreSQL: gateways beginning calls of one session at once take turns on its row, so each reads the seq the
+  // one before it wrote (SQLite's IMMEDIATE transaction holds the whole database instead)
+  const lockSession = postgres ? database.prepare<[string]>(`SELECT id FROM sessions WHERE id = ? FOR UPDATE`) : null;
   const insertCall = database.prepare(
     `INSERT INTO calls (id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
                         policy_version, sampling_params, metadata, started_at, instance_id, backend_id)
@@ -44,16 +44,18 @@ export function createCallWriter(options: {
   const insertBodies = database.prepare<[string, Buffer, Buffer, Buffer | null]>(
     `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
   );
-  const selectState = database.prepare<[string], { session_id: string; status: CallStatus }>(`SELECT session_id, status FROM calls WHERE id = ?`);
+  const selectState = database.prepare<[string], { session_id: string; status: CallStatus; metadata: string }>(
+    `SELECT session_id, status, metadata FROM calls WHERE id = ?`,
+  );
   const updateCall = database.prepare(
     `UPDATE calls SET status = @status, token_source = @tokenSource, finish_reason = @finishReason,
-            stop_reason = @stopReason, usage = @usage, error = @error, http_status = @httpStatus, flags = @flags,
+            stop_reason = ${postgres ? '@stopReason::jsonb' : '@stopReason'}, usage = @usage, error = @error, http_status = @httpStatus, flags = @flags,
             ended_at = @endedAt, time_to_first_token_ms = @timeToFirstTokenMs, total_ms = @totalMs,
             prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
             prompt_parent_id = @promptParentId, prompt_prefix_length = @promptPrefixLength, prompt_tail = @promptTail,
             completion_token_ids = @completionTokenIds, completion_logprobs = @completionLogprobs,
             backend_id = coalesce(@backendId, backend_id), weight_version = @weightVersion,
-            metadata = CASE WHEN @metadataPatch IS NULL THEN metadata ELSE json_patch(metadata, @metadataPatch) END
+            metadata = @metadata
       WHERE id = @id AND status = 'in_progress'`,
   );
   const updateBodies = database.prepare<[Buffer | null, Buffer | null, string]>(
@@ -69,6 +71,7 @@ export function createCallWriter(options: {
   const begin = database.transaction((callId: string, input: BeginCallInput): number => {
     sessions.ensure(input.sessionId, {}, input.startedAt);
     sessions.touch(input.sessionId, input.startedAt);
+    lockSession?.get(input.sessionId);
     const seq = (selectNextSeq.get(input.sessionId) as { seq: number }).seq;
     insertCall.run({
       id: callId,
@@ -100,8 +103,13 @@ export function createCallWriter(options: {
       throw new TokentapError('STORE_CALL_ALREADY_FINISHED', { message: `call ${callId} is already finished (status ${state.status})` });
     }
     const link = prompt === null ? null : delta.encode(state.session_id, prompt);
+    const { metadataPatch } = columns;
+    const stopReason = columns.call.stopReason ?? null;
     updateCall.run({
       ...columns.call,
+      // PostgreSQL keeps it as jsonb (a stop string or a token id, which SQLite's ANY column tells apart itself)
+      stopReason: postgres && stopReason !== null ? JSON.stringify(stopReason) : stopReason,
+      metadata: metadataPatch === null ? state.metadata : JSON.stringify(mergePatch(JSON.parse(state.metadata), metadataPatch)),
       id: callId,
       promptParentId: link?.parentId ?? null,
       promptPrefixLength: link?.prefixLength ?? null,
@@ -128,6 +136,8 @@ export function createCallWriter(options: {
 
 interface FinishColumns {
   call: Record<string, string | number | Buffer | null>;
+  /** what the end adds to the metadata written at begin (merged with mergePatch) */
+  metadataPatch: Record<string, unknown> | null;
   responseBody: Buffer | null;
   responseStream: Buffer | null;
 }
@@ -158,9 +168,9 @@ function toFinishColumns(result: FinishCallInput, prompt: Int32Array | null, com
       // a failover's replica replaces the one picked at begin; none named keeps it
       backendId: wellFormedText(result.backendId ?? null),
       weightVersion: wellFormedText(result.weightVersion ?? null),
-      // what is only known at the end (backend retries) joins the metadata written at begin
-      metadataPatch: result.metadata === undefined ? null : JSON.stringify(result.metadata),
     },
+    // what is only known at the end (backend retries) joins the metadata written at begin
+    metadataPatch: result.metadata === undefined ? null : result.metadata,
     responseBody: result.responseBody === null || result.responseBody === undefined ? null : compressJson(result.responseBody),
     responseStream: result.responseStream === null || result.responseStream === undefined ? null : compressText(result.responseStream),
   };

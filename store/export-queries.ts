@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { dialectOf, jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
 import type { ExportUnitRow, ExportUnitsFilter, ExportUnitsQuery, PolicyVersionRow } from './types.js';
 
 export interface ExportQueries {
@@ -22,19 +22,22 @@ interface FilterParameters {
  * The rollout-level filters a session must pass, on the session named `alias`. Tags: the session carries every tag
  * asked for (as in batch-queries.ts). The export checks every filter again per rollout: this only skips units early.
  */
-function sessionMatches(alias: string): string {
+function sessionMatches(database: SqlDatabase, alias: string): string {
+  const elements = (expression: string, name: string): string => jsonArrayElements(database, expression, name);
   return `(@since IS NULL OR ${alias}.created_at >= @since)
       AND (@until IS NULL OR ${alias}.created_at < @until)
       AND (@split IS NULL OR ${alias}.split = @split)
-      AND (@sessionIds IS NULL OR ${alias}.id IN (SELECT value FROM json_each(@sessionIds)))
-      AND (@groupIds IS NULL OR ${alias}.group_id IN (SELECT value FROM json_each(@groupIds)))
-      AND @tagCount = (SELECT count(*) FROM json_each(coalesce(${alias}.tags, '[]')) AS tag
-                        WHERE tag.value IN (SELECT value FROM json_each(@tags)))`;
+      AND (@sessionIds IS NULL OR ${alias}.id IN (SELECT listed.value FROM ${elements('@sessionIds', 'listed')}))
+      AND (@groupIds IS NULL OR ${alias}.group_id IN (SELECT listed.value FROM ${elements('@groupIds', 'listed')}))
+      AND @tagCount = (SELECT count(*) FROM ${elements(`coalesce(${alias}.tags, '[]')`, 'tag')}
+                        WHERE tag.value IN (SELECT wanted.value FROM ${elements('@tags', 'wanted')}))`;
 }
 
 /** A unit (a group, or a session without one) is kept when one of its sessions passes the filters. */
-const UNIT_MATCHES = `(@filtered = 0 OR CASE WHEN unit.group_id IS NULL THEN (${sessionMatches('unit')})
-  ELSE EXISTS (SELECT 1 FROM sessions AS member WHERE member.group_id = unit.group_id AND ${sessionMatches('member')}) END)`;
+function unitMatches(database: SqlDatabase): string {
+  return `(@filtered = 0 OR CASE WHEN unit.group_id IS NULL THEN (${sessionMatches(database, 'unit')})
+  ELSE EXISTS (SELECT 1 FROM sessions AS member WHERE member.group_id = unit.group_id AND ${sessionMatches(database, 'member')}) END)`;
+}
 
 /**
  * What the export reads besides calls (docs/export.md, "Selection and filters"): the units to export, paged by
@@ -47,22 +50,25 @@ const UNIT_MATCHES = `(@filtered = 0 OR CASE WHEN unit.group_id IS NULL THEN (${
  * const exports = createExportQueries(database);
  * const page = exports.listUnits({ limit: 256, afterPosition: 0, split: 'train' });
  */
-export function createExportQueries(database: Database.Database): ExportQueries {
-  // the partial index sessions_by_group (group_id, rowid) answers "an earlier session of the same group"
+export function createExportQueries(database: SqlDatabase): ExportQueries {
+  // the partial index sessions_by_group (group_id, rowid) answers "an earlier session of the same group";
+  // PostgreSQL has no rowid: its sessions carry `position` (an identity column) for it
+  const rowid = dialectOf(database) === 'sqlite' ? 'rowid' : 'position';
+  const matches = unitMatches(database);
   const selectUnits = database.prepare<
     FilterParameters & { after: number; limit: number },
     { position: number; session_id: string; group_id: string | null }
   >(
-    `SELECT unit.rowid AS position, unit.id AS session_id, unit.group_id FROM sessions AS unit
-      WHERE unit.rowid > @after
+    `SELECT unit.${rowid} AS position, unit.id AS session_id, unit.group_id FROM sessions AS unit
+      WHERE unit.${rowid} > @after
         AND (unit.group_id IS NULL OR NOT EXISTS (
-              SELECT 1 FROM sessions AS earlier WHERE earlier.group_id = unit.group_id AND earlier.rowid < unit.rowid))
-        AND ${UNIT_MATCHES}
-      ORDER BY unit.rowid
+              SELECT 1 FROM sessions AS earlier WHERE earlier.group_id = unit.group_id AND earlier.${rowid} < unit.${rowid}))
+        AND ${matches}
+      ORDER BY unit.${rowid}
       LIMIT @limit`,
   );
   const countUnitSessions = database.prepare<FilterParameters, { sessions: number }>(
-    `SELECT count(*) AS sessions FROM sessions AS unit WHERE ${UNIT_MATCHES}`,
+    `SELECT count(*) AS sessions FROM sessions AS unit WHERE ${matches}`,
   );
   const selectVersions = database.prepare<[], { version: string; set_at: number }>(`SELECT version, set_at FROM policy_versions ORDER BY id`);
 

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { ignoreConflicts, sqlFor, type SqlDatabase } from './sql/sql-database.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { DeclareGroupInput, GroupRow, SessionStatus } from './types.js';
 
@@ -26,11 +26,16 @@ export interface GroupQueries {
  * const groups = createGroupQueries(database);
  * groups.declare({ groupId: 'task-7', expectedSize: 8, createdAt: Date.now() });
  */
-export function createGroupQueries(database: Database.Database): GroupQueries {
+export function createGroupQueries(database: SqlDatabase): GroupQueries {
   const insert = database.prepare<[string, number | null, string, number]>(
-    `INSERT OR IGNORE INTO groups (id, expected_size, metadata, created_at) VALUES (?, ?, ?, ?)`,
+    ignoreConflicts(database, `INSERT OR IGNORE INTO groups (id, expected_size, metadata, created_at) VALUES (?, ?, ?, ?)`),
   );
   const selectOne = database.prepare<[string], GroupRecord>(`SELECT * FROM groups WHERE id = ?`);
+  // PostgreSQL: two gateways ending a group's last two sessions at once must not both count one short; the row lock
+  // orders them (SQLite's IMMEDIATE transactions already run one at a time)
+  const selectLocked = database.prepare<[string], GroupRecord>(
+    sqlFor(database, { sqlite: `SELECT * FROM groups WHERE id = ?`, postgres: `SELECT * FROM groups WHERE id = ? FOR UPDATE` }),
+  );
   const selectSessions = database.prepare<[string], { id: string; status: SessionStatus }>(
     `SELECT id, status FROM sessions WHERE group_id = ? ORDER BY created_at, id`,
   );
@@ -44,7 +49,7 @@ export function createGroupQueries(database: Database.Database): GroupQueries {
   };
 
   const completeIfDone = (groupId: string, at: number): boolean => {
-    const record = selectOne.get(groupId);
+    const record = selectLocked.get(groupId);
     if (record === undefined || record.expected_size === null || record.completed_at !== null) return false;
     if ((countEnded.get(groupId) as { ended: number }).ended < record.expected_size) return false;
     return markComplete.run(at, groupId).changes === 1;

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sql/sql-database.js';
 import type { GatewayInstanceRow, OrphanRecovery } from './types.js';
 
 export interface InstanceQueries {
@@ -28,7 +28,7 @@ interface InstanceRecord {
  * instances.register(row);
  * instances.recoverOrphans((row) => isInstanceLive(row)); // { calls: 3, instances: ['9f2c...'] }
  */
-export function createInstanceQueries(database: Database.Database): InstanceQueries {
+export function createInstanceQueries(database: SqlDatabase): InstanceQueries {
   const insert = database.prepare(
     `INSERT INTO gateway_instances (id, host, pid, process_scope, process_start, started_at, seen_at)
      VALUES (@id, @host, @pid, @processScope, @processStart, @startedAt, @seenAt)`,
@@ -38,7 +38,9 @@ export function createInstanceQueries(database: Database.Database): InstanceQuer
   const selectAll = database.prepare<[], InstanceRecord>(`SELECT * FROM gateway_instances`);
   // served by the partial index calls_in_progress_by_instance: a few rows, however large the table
   const selectOwners = database.prepare<[], { instance_id: string | null }>(`SELECT DISTINCT instance_id FROM calls WHERE status = 'in_progress'`);
-  const markOwned = database.prepare<[string | null]>(`UPDATE calls SET status = 'incomplete' WHERE status = 'in_progress' AND instance_id IS ?`);
+  const markOwned = database.prepare<[string | null]>(
+    `UPDATE calls SET status = 'incomplete' WHERE status = 'in_progress' AND instance_id IS NOT DISTINCT FROM ?`,
+  );
 
   const recover = database.transaction((isLive: (row: GatewayInstanceRow) => boolean): OrphanRecovery => {
     const live = new Set<string>();

@@ -1,29 +1,18 @@
 import { existsSync, statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { createBodyStore } from './body-store.js';
-import { createCallReader } from './call-reader.js';
-import { createCallWriter, type CallWriter } from './call-writer.js';
 import { configureConnection, DEFAULT_BUSY_TIMEOUT_MS } from './configure-connection.js';
 import { applyMigrations, assertSchemaCurrent } from './migrations/apply-migrations.js';
-import { createPromptDelta } from './prompt-delta.js';
-import { SequenceCache } from './sequence-cache.js';
-import { createSessionQueries } from './session-queries.js';
-import { createGroupQueries } from './group-queries.js';
-import { createRolloutQueries } from './rollout-queries.js';
-import { createRewardQueries } from './reward-queries.js';
-import { createBatchQueries } from './batch-queries.js';
-import { createExportQueries } from './export-queries.js';
-import { createInstanceQueries } from './instance-queries.js';
-import { createTokenFaithfulQueries } from './token-faithful-queries.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
-import type { OpenStoreOptions, Store, StoreStats } from './types.js';
+import type { OpenStoreOptions, Store } from './types.js';
+import { createStore } from './create-store.js';
+import { isPostgresUrl, openPostgresStore } from './postgres/open-postgres-store.js';
 
-/** Sessions per `listSessions` page when no limit is given. */
-export const DEFAULT_LIST_LIMIT = 50;
+export { DEFAULT_LIST_LIMIT } from './create-store.js';
 
 /**
- * Opens the tokentap database: the only code that touches the driver. A writable open creates the
+ * Opens the tokentap database: the only code that touches a driver. A `postgres://` URL opens PostgreSQL
+ * (postgres/open-postgres-store.ts); any other path a SQLite file. A writable open creates the
  * file and applies pending migrations; a read-only one migrates nothing and fails unless the file
  * holds the current schema. Connection settings (WAL, synchronous=NORMAL, ...) are in
  * configure-connection.ts. `listSessions` returns DEFAULT_LIST_LIMIT sessions unless told otherwise.
@@ -36,6 +25,7 @@ export const DEFAULT_LIST_LIMIT = 50;
  * store.close();
  */
 export function openStore(options: OpenStoreOptions): Store {
+  if (isPostgresUrl(options.path)) return openPostgresStore(options);
   const readonly = options.readonly === true;
   const database = openDatabase(options.path, readonly);
   try {
@@ -43,7 +33,14 @@ export function openStore(options: OpenStoreOptions): Store {
     if (readonly) assertSchemaCurrent(database);
     else applyMigrations(database);
     if (options.maxBytes !== undefined) limitDatabaseSize(database, options.maxBytes);
-    return createStore(database, options.path, readonly);
+    return createStore({
+      database,
+      label: options.path,
+      readonly,
+      bytesOnDisk: () => bytesOnDisk(database, options.path),
+      integrityCheck: () => (database.pragma('integrity_check') as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join('\n'),
+      close: () => database.close(),
+    });
   } catch (error) {
     database.close();
     // SQLite opens any file lazily and finds out at the first statement that it is no database (a README, a JSONL)
@@ -64,97 +61,6 @@ function openDatabase(path: string, readonly: boolean): Database.Database {
   } catch (error) {
     throw new TokentapError('STORE_OPEN_FAILED', { message: `cannot open the database at ${path}: ${(error as Error).message}`, cause: error });
   }
-}
-
-function createStore(database: Database.Database, path: string, readonly: boolean): Store {
-  const cache = new SequenceCache();
-  const sessions = createSessionQueries(database);
-  const bodies = createBodyStore(database);
-  const delta = createPromptDelta({ database, cache });
-  const reader = createCallReader({ database, bodies, delta });
-  const writer = createCallWriter({ database, sessions, bodies, delta });
-  const groups = createGroupQueries(database);
-  const rollouts = createRolloutQueries(database, groups);
-  const rewards = createRewardQueries(database);
-  const batches = createBatchQueries(database);
-  const exportQueries = createExportQueries(database);
-  const instances = createInstanceQueries(database);
-  const tokenFaithful = createTokenFaithfulQueries(database);
-  const countRows = database.prepare<[], { sessions: number; calls: number }>(
-    `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
-  );
-
-  function writable(): CallWriter {
-    if (readonly) throw new TokentapError('STORE_READONLY', { message: `the store at ${path} was opened read-only` });
-    return writer;
-  }
-
-  function whenWritable<T>(work: () => T): T {
-    writable();
-    return work();
-  }
-
-  return {
-    ensureSession(sessionId, metadata = {}) {
-      writable();
-      return sessions.ensure(sessionId, metadata, Date.now());
-    },
-    getSession: (sessionId) => sessions.get(sessionId),
-    listSessions: ({ limit, offset, ...filter } = {}) => sessions.list(filter, limit ?? DEFAULT_LIST_LIMIT, offset ?? 0),
-    countSessions: (filter = {}) => sessions.count(filter),
-    beginCall: (input) => writable().beginCall(input),
-    finishCall: (callId, result) => writable().finishCall(callId, result),
-    markCallsIncomplete: (callIds) => writable().markIncomplete(callIds),
-    batch(work) {
-      writable();
-      const transaction = database.transaction(work);
-      try {
-        return transaction.immediate();
-      } catch (error) {
-        // finishCall caches a call's tokens as a future prompt parent once its savepoint is released; if the
-        // whole batch then fails to commit, those entries name calls that do not exist: forget them all
-        cache.clear();
-        throw error;
-      }
-    },
-    getCall: (callId) => reader.getCall(callId),
-    getCallBodies: (callId, options) => reader.getCallBodies(callId, options),
-    listCalls: (sessionId) => reader.listCalls(sessionId),
-    listTokenFaithfulCallIds: (sessionId, limit) => tokenFaithful.listCallIds(sessionId, limit),
-    registerInstance: (row) => whenWritable(() => instances.register(row)),
-    touchInstance: (id, at) => whenWritable(() => instances.touch(id, at)),
-    removeInstance: (id) => whenWritable(() => instances.remove(id)),
-    recoverOrphanedCalls: (isLive) => whenWritable(() => instances.recoverOrphans(isLive)),
-    createRollout: (input) => whenWritable(() => rollouts.create(input)),
-    getRollout: (sessionId) => rollouts.get(sessionId),
-    findSessionByKeyHash: (keyHash) => rollouts.findByKeyHash(keyHash),
-    endSession: (sessionId, input) => whenWritable(() => rollouts.end(sessionId, input)),
-    listIdleRollouts: (before) => rollouts.listIdle(before),
-    addReward: (input) => whenWritable(() => rewards.add(input)),
-    listRewards: (sessionId, options = {}) => rewards.list(sessionId, options.history === true),
-    declareGroup: (input) => whenWritable(() => groups.declare(input)),
-    getGroup: (groupId) => groups.get(groupId),
-    setPolicyVersion: (version, setAt) => whenWritable(() => rewards.setPolicyVersion(version, setAt)),
-    getPolicyVersion: () => rewards.getPolicyVersion(),
-    listServableGroups: (query) => batches.listServableGroups(query),
-    ackGroups: (batchId, groupIds, consumer, at) => whenWritable(() => batches.ackGroups(batchId, groupIds, consumer, at)),
-    getBatchAck: (batchId) => batches.getBatchAck(batchId),
-    listExportUnits: (query) => exportQueries.listUnits(query),
-    countExportSessions: (filter) => exportQueries.countSessions(filter),
-    listPolicyVersions: () => exportQueries.listPolicyVersions(),
-    stats(): StoreStats {
-      const counts = countRows.get() as { sessions: number; calls: number };
-      return { ...counts, bytesOnDisk: bytesOnDisk(database, path) };
-    },
-    integrityCheck() {
-      const rows = database.pragma('integrity_check') as Array<{ integrity_check: string }>;
-      return rows.map((row) => row.integrity_check).join('\n');
-    },
-    close() {
-      cache.clear();
-      database.close();
-    },
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sql/sql-database.js';
 import { unpackInt32 } from './pack-tokens.js';
 import type { SequenceCache } from './sequence-cache.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
@@ -56,7 +56,7 @@ interface Checkpoint {
  * const chain = createPromptChain({ database, cache });
  * const prompt = chain.decode({ parentId, prefixLength, tail });
  */
-export function createPromptChain(options: { database: Database.Database; cache: SequenceCache }): PromptChain {
+export function createPromptChain(options: { database: SqlDatabase; cache: SequenceCache }): PromptChain {
   const { database, cache } = options;
   const selectLink = database.prepare<[string], LinkRow>(
     `SELECT prompt_parent_id, prompt_prefix_length, prompt_tail, completion_token_ids FROM calls WHERE id = ?`,

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { dialectOf, type SqlDatabase } from './sql/sql-database.js';
 import { sharedPrefixLength } from '../core/token-ids/shared-prefix-length.js';
 import { createPromptChain, type StoredPromptLink } from './prompt-chain.js';
 import type { SequenceCache } from './sequence-cache.js';
@@ -43,12 +43,13 @@ interface CandidateRow {
  * const delta = createPromptDelta({ database, cache: new SequenceCache() });
  * const link = delta.encode(sessionId, promptIds); // store link.parentId, link.prefixLength, link.tail
  */
-export function createPromptDelta(options: { database: Database.Database; cache: SequenceCache }): PromptDelta {
+export function createPromptDelta(options: { database: SqlDatabase; cache: SequenceCache }): PromptDelta {
   const { database, cache } = options;
   const chain = createPromptChain({ database, cache });
+  const bytes = (column: string): string => (dialectOf(database) === 'sqlite' ? `length(${column})` : `octet_length(${column})`);
   const selectCandidates = database.prepare<[string, number], CandidateRow>(
     `SELECT id,
-            prompt_prefix_length + length(prompt_tail) / 4 + coalesce(length(completion_token_ids) / 4, 0) AS base_length
+            prompt_prefix_length + ${bytes('prompt_tail')} / 4 + coalesce(${bytes('completion_token_ids')} / 4, 0) AS base_length
        FROM calls
       WHERE session_id = ? AND prompt_tail IS NOT NULL
       ORDER BY seq DESC

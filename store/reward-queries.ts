@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { prepareInsert, type SqlDatabase } from './sql/sql-database.js';
 import { findRewardProblem } from './find-reward-problem.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { wellFormedText } from './well-formed-text.js';
@@ -29,10 +29,11 @@ export interface RewardQueries {
  * const rewards = createRewardQueries(database);
  * rewards.add({ sessionId: 'r-1', value: 1, source: 'library', createdAt: Date.now() });
  */
-export function createRewardQueries(database: Database.Database): RewardQueries {
+export function createRewardQueries(database: SqlDatabase): RewardQueries {
   const sessionExists = database.prepare<[string], { found: number }>(`SELECT 1 AS found FROM sessions WHERE id = ?`);
   const callSession = database.prepare<[string], { session_id: string }>(`SELECT session_id FROM calls WHERE id = ?`);
-  const insert = database.prepare(
+  const insert = prepareInsert<[Record<string, unknown>]>(
+    database,
     `INSERT INTO rewards (session_id, call_id, value, components, source, created_at)
      VALUES (@sessionId, @callId, @value, @components, @source, @createdAt)`,
   );
@@ -44,7 +45,7 @@ export function createRewardQueries(database: Database.Database): RewardQueries 
        LEFT JOIN calls ON calls.id = rewards.call_id
       WHERE rewards.session_id = ?
         AND rewards.id = (SELECT max(latest.id) FROM rewards AS latest
-                           WHERE latest.session_id = ? AND latest.call_id IS rewards.call_id)
+                           WHERE latest.session_id = ? AND latest.call_id IS NOT DISTINCT FROM rewards.call_id)
       ORDER BY rewards.call_id IS NOT NULL, calls.seq`,
   );
   const insertVersion = database.prepare<[string, number]>(`INSERT INTO policy_versions (version, set_at) VALUES (?, ?)`);
@@ -62,7 +63,7 @@ export function createRewardQueries(database: Database.Database): RewardQueries 
     if (callId !== null && callSession.get(callId)?.session_id !== input.sessionId) {
       throw new TokentapError('STORE_CALL_NOT_FOUND', { message: `session ${input.sessionId} has no call with id ${callId}` });
     }
-    const { lastInsertRowid } = insert.run({
+    const id = insert({
       sessionId: input.sessionId,
       callId,
       value: input.value,
@@ -70,7 +71,7 @@ export function createRewardQueries(database: Database.Database): RewardQueries 
       source: input.source,
       createdAt: input.createdAt,
     });
-    return toRewardRow(selectOne.get(lastInsertRowid) as RewardRecord);
+    return toRewardRow(selectOne.get(id as number) as RewardRecord);
   });
 
   return {

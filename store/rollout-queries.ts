@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { ignoreConflicts, type SqlDatabase } from './sql/sql-database.js';
 import type { GroupQueries } from './group-queries.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { CreateRolloutInput, EndSessionInput, GroupRow, RolloutRow, SessionEndReason, SessionOrigin, SessionStatus } from './types.js';
@@ -12,7 +12,8 @@ interface RolloutRecord {
   tags: string | null;
   split: RolloutRow['split'];
   sampling: string | null;
-  has_key: number;
+  /** 1 or 0 from SQLite, a boolean from PostgreSQL */
+  has_key: number | boolean;
   created_at: number;
   activity_at: number;
   ended_at: number | null;
@@ -35,10 +36,13 @@ export interface RolloutQueries {
  * const rollouts = createRolloutQueries(database, groups);
  * rollouts.create({ sessionId: 'r-1', groupId: 'task-7', keyHash, createdAt: Date.now() });
  */
-export function createRolloutQueries(database: Database.Database, groups: GroupQueries): RolloutQueries {
+export function createRolloutQueries(database: SqlDatabase, groups: GroupQueries): RolloutQueries {
   const insertSession = database.prepare(
-    `INSERT OR IGNORE INTO sessions (id, created_at, activity_at, metadata, origin, group_id, task, tags, split, sampling)
-     VALUES (@id, @createdAt, @createdAt, '{}', 'api', @groupId, @task, @tags, @split, @sampling)`,
+    ignoreConflicts(
+      database,
+      `INSERT OR IGNORE INTO sessions (id, created_at, activity_at, metadata, origin, group_id, task, tags, split, sampling)
+       VALUES (@id, @createdAt, @createdAt, '{}', 'api', @groupId, @task, @tags, @split, @sampling)`,
+    ),
   );
   const insertKey = database.prepare<[Buffer, string, number]>(`INSERT INTO session_keys (key_hash, session_id, created_at) VALUES (?, ?, ?)`);
   const selectOne = database.prepare<[string], RolloutRecord>(
@@ -110,7 +114,7 @@ function toRolloutRow(record: RolloutRecord): RolloutRow {
     tags: record.tags === null ? [] : (JSON.parse(record.tags) as string[]),
     split: record.split,
     sampling: record.sampling === null ? {} : (JSON.parse(record.sampling) as Record<string, unknown>),
-    hasKey: record.has_key === 1,
+    hasKey: record.has_key === 1 || record.has_key === true,
     createdAt: record.created_at,
     activityAt: record.activity_at,
     endedAt: record.ended_at,

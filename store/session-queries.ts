@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { dialectOf, sqlFor, type SqlDatabase, type SqlDialect } from './sql/sql-database.js';
 import type { CallStatus, SessionFilter, SessionOrigin, SessionRow, SessionStatus } from './types.js';
 
 interface SessionRecord {
@@ -20,16 +20,27 @@ interface SessionRecord {
 const SESSION_REWARD = `(SELECT rewards.value FROM rewards
    WHERE rewards.session_id = sessions.id AND rewards.call_id IS NULL ORDER BY rewards.id DESC LIMIT 1)`;
 
+/** Per-status call counts of the session as a JSON object text (`{}` when it has none). */
+const STATUS_COUNTS: Record<SqlDialect, string> = {
+  sqlite: `(SELECT json_group_object(status, count) FROM
+     (SELECT status, count(*) AS count FROM calls WHERE session_id = sessions.id GROUP BY status))`,
+  postgres: `(SELECT coalesce(json_object_agg(status, count)::text, '{}') FROM
+     (SELECT status, count(*) AS count FROM calls WHERE session_id = sessions.id GROUP BY status) AS per_status)`,
+};
+
 /** Aggregates per session; `calls_session_totals` covers them, so no call row is read. */
-const SESSION_COLUMNS = `
+const sessionColumns = (dialect: SqlDialect): string => `
   sessions.id, sessions.created_at, sessions.metadata, sessions.status, sessions.origin, sessions.group_id,
   ${SESSION_REWARD} AS reward,
   count(calls.session_id) AS call_count,
   coalesce(sum(calls.prompt_tokens), 0) AS prompt_tokens,
   coalesce(sum(calls.completion_tokens), 0) AS completion_tokens,
   max(calls.started_at) AS last_call_at,
-  (SELECT json_group_object(status, count) FROM
-     (SELECT status, count(*) AS count FROM calls WHERE session_id = sessions.id GROUP BY status)) AS status_counts`;
+  ${STATUS_COUNTS[dialect]} AS status_counts`;
+
+/** Every column of the session read (PostgreSQL wants them all named once `sessions` is a subquery). */
+const SESSION_GROUP = `sessions.id, sessions.created_at, sessions.activity_at, sessions.metadata, sessions.status, sessions.origin,
+  sessions.group_id`;
 
 /** SessionFilter on the row `sessions`; each test is off while its parameter is null. */
 const SESSION_MATCHES = `(@groupId IS NULL OR sessions.group_id = @groupId)
@@ -73,24 +84,34 @@ export interface SessionQueries {
  * sessions.list({}, 20, 0); // the 20 most recently active sessions
  * sessions.count({ groupId: 'task-7' }); // how many sessions group task-7 has
  */
-export function createSessionQueries(database: Database.Database): SessionQueries {
+export function createSessionQueries(database: SqlDatabase): SessionQueries {
+  const dialect = dialectOf(database);
+  const columns = sessionColumns(dialect);
   const insert = database.prepare<[string, number, number, string]>(
-    `INSERT OR IGNORE INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, ?)`,
+    sqlFor(database, {
+      sqlite: `INSERT OR IGNORE INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, ?)`,
+      postgres: `INSERT INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    }),
   );
-  const touchStatement = database.prepare<[number, string]>(`UPDATE sessions SET activity_at = max(activity_at, ?) WHERE id = ?`);
+  const touchStatement = database.prepare<[number, string]>(
+    sqlFor(database, {
+      sqlite: `UPDATE sessions SET activity_at = max(activity_at, ?) WHERE id = ?`,
+      postgres: `UPDATE sessions SET activity_at = greatest(activity_at, ?) WHERE id = ?`,
+    }),
+  );
   const selectOne = database.prepare<[string], SessionRecord>(
-    `SELECT ${SESSION_COLUMNS}
+    `SELECT ${columns}
        FROM sessions LEFT JOIN calls ON calls.session_id = sessions.id
       WHERE sessions.id = ?
-      GROUP BY sessions.id`,
+      GROUP BY ${SESSION_GROUP}`,
   );
   const selectPage = database.prepare<FilterParameters & { limit: number; offset: number }, SessionRecord>(
-    `SELECT ${SESSION_COLUMNS}
+    `SELECT ${columns}
        FROM (SELECT id, created_at, activity_at, metadata, status, origin, group_id FROM sessions
               WHERE ${SESSION_MATCHES}
               ORDER BY activity_at DESC, id LIMIT @limit OFFSET @offset) AS sessions
        LEFT JOIN calls ON calls.session_id = sessions.id
-      GROUP BY sessions.id
+      GROUP BY ${SESSION_GROUP}
       ORDER BY sessions.activity_at DESC, sessions.id`,
   );
   const countMatching = database.prepare<FilterParameters, { count: number }>(`SELECT count(*) AS count FROM sessions WHERE ${SESSION_MATCHES}`);

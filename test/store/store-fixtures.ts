@@ -2,22 +2,42 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isStoreError, openStore } from '../../store/index.js';
+import { createTestDatabase, dropTestDatabase, postgresAvailable, postgresUnavailable } from '../helpers/test-postgres.js';
 import type { BeginCallInput, FinishCallInput, OpenStoreOptions, Store, StoreErrorCode } from '../../store/index.js';
 
-/** A temp directory for one test; `open` stores are closed and the directory removed by `cleanup`. */
+/**
+ * The engines every store test runs on (one parameterised suite, `describe.each(STORE_ENGINES)`); PostgreSQL's runs
+ * on the test run's server (test/helpers/test-postgres.ts) and is skipped, naming why, only where none can be had.
+ */
+export type StoreEngineName = 'sqlite' | 'postgres';
+export const STORE_ENGINES: readonly StoreEngineName[] = ['sqlite', 'postgres'];
+
+/** For `describe.skipIf`: true when the engine cannot run here (PostgreSQL not installable). */
+export function engineUnavailable(engine: StoreEngineName): boolean {
+  return engine === 'postgres' && !postgresAvailable();
+}
+
+/** A suite name saying the engine, and why it is skipped when it is. */
+export function engineSuiteName(engine: StoreEngineName): string {
+  return engine === 'postgres' && !postgresAvailable() ? `postgres (skipped: ${postgresUnavailable()})` : engine;
+}
+
+/** A temp directory (and, on PostgreSQL, a fresh database) for one test; `cleanup` closes and removes both. */
 export interface TempWorkspace {
+  engine: StoreEngineName;
   dir: string;
-  /** path of the test's database file */
+  /** what `openStore({ path })` takes: the test's database file, or its PostgreSQL URL */
   databasePath: string;
   open(options?: Partial<OpenStoreOptions>): Store;
   cleanup(): void;
 }
 
-export function createTempWorkspace(): TempWorkspace {
+export function createTempWorkspace(engine: StoreEngineName = 'sqlite'): TempWorkspace {
   const dir = mkdtempSync(join(tmpdir(), 'tokentap-store-'));
-  const databasePath = join(dir, 'tokentap.db');
+  const databasePath = engine === 'postgres' ? createTestDatabase() : join(dir, 'tokentap.db');
   const opened: Store[] = [];
   return {
+    engine,
     dir,
     databasePath,
     open(options = {}) {
@@ -28,6 +48,7 @@ export function createTempWorkspace(): TempWorkspace {
     cleanup() {
       for (const store of opened) store.close();
       rmSync(dir, { recursive: true, force: true });
+      if (engine === 'postgres') dropTestDatabase(databasePath);
     },
   };
 }

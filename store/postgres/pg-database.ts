@@ -1,0 +1,249 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { TokentapError } from '../../core/errors/tokentap-error.js';
+import type { SqlDatabase, SqlRunResult, SqlStatement, SqlTransaction } from '../sql/sql-database.js';
+import { PG_BRIDGE_PROTOCOL, type FromPgHost, type PgHostData, type ToPgHost } from './pg-bridge-protocol.js';
+import { translatePlaceholders, type TranslatedStatement } from './translate-placeholders.js';
+
+/** A query the database has not answered in this long fails (the client's own timeout; the wait allows a bit more). */
+export const DEFAULT_PG_QUERY_TIMEOUT_MS = 30_000;
+export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 5_000;
+
+export interface PgDatabaseOptions {
+  connectionString: string;
+  queryTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  applicationName?: string;
+  /** PostgreSQL refuses every write on the connection (`default_transaction_read_only`) */
+  readonly?: boolean;
+}
+
+/**
+ * A PostgreSQL error as the store sees it: SQLSTATE or Node's code in `code`, and whether the connection was lost
+ * (the recorder holds what it could not write and tries again; the next statement reconnects).
+ */
+export class PgError extends Error {
+  readonly code: string | null;
+  readonly connectionLost: boolean;
+  constructor(message: string, code: string | null, connectionLost: boolean) {
+    super(message);
+    this.name = 'PgError';
+    this.code = code;
+    this.connectionLost = connectionLost;
+  }
+}
+
+/**
+ * One synchronous PostgreSQL connection with better-sqlite3's shape (sql/sql-database.ts), so the store's query
+ * modules run on both engines. The `pg` client lives on a worker thread (pg-host-worker.ts); each statement is sent
+ * there and this thread waits for its answer (Atomics.wait), as it waits for SQLite's file. Statements are named
+ * prepared statements; transactions nest as savepoints like better-sqlite3's.
+ *
+ * @example
+ * const database = new PgDatabase({ connectionString: 'postgres://tt@127.0.0.1:5432/tokentap' });
+ * database.prepare<[string], { n: number }>('SELECT count(*) AS n FROM calls WHERE session_id = ?').get('s-1');
+ */
+export class PgDatabase implements SqlDatabase {
+  readonly dialect = 'postgres' as const;
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  readonly #signal = new Int32Array(new SharedArrayBuffer(4));
+  readonly #waitMs: number;
+  #statements = 0;
+  #depth = 0;
+  #closed = false;
+
+  constructor(options: PgDatabaseOptions) {
+    const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_PG_QUERY_TIMEOUT_MS;
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_PG_CONNECT_TIMEOUT_MS;
+    this.#waitMs = queryTimeoutMs + connectTimeoutMs + 5_000;
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    const data: PgHostData = {
+      protocol: PG_BRIDGE_PROTOCOL,
+      connectionString: options.connectionString,
+      signal: this.#signal,
+      port: port2,
+      queryTimeoutMs,
+      connectTimeoutMs,
+      applicationName: options.applicationName ?? 'tokentap',
+      readonly: options.readonly === true,
+    };
+    this.#worker = new Worker(pgHostWorkerUrl(), { workerData: data, transferList: [port2] });
+    // the worker only ever runs while this thread waits on it: it must not keep the process alive
+    this.#worker.unref();
+    this.#port.unref();
+  }
+
+  get inTransaction(): boolean {
+    return this.#depth > 0;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  prepare<BindParameters extends unknown[] | {} = unknown[], Result = unknown>(
+    source: string,
+  ): BindParameters extends unknown[] ? SqlStatement<BindParameters, Result> : SqlStatement<[BindParameters], Result> {
+    this.#statements += 1;
+    const statement: SqlStatement<unknown[], Result> = new PgStatement(this, `tt_${this.#statements}`, translatePlaceholders(source)) as never;
+    return statement as never;
+  }
+
+  exec(source: string): this {
+    this.request({ kind: 'exec', text: source });
+    return this;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  transaction<F extends (...params: any[]) => unknown>(fn: F): SqlTransaction<F> {
+    const run = (...args: unknown[]): unknown => this.#inTransaction(() => fn(...args));
+    return Object.assign(run, { immediate: run, deferred: run }) as SqlTransaction<F>;
+  }
+
+  /** Sends one request and waits for its answer; a database error is thrown as a PgError. */
+  request(message: Exclude<ToPgHost, { kind: 'close' }>): { rows: unknown[]; rowCount: number } {
+    if (this.#closed) throw new TokentapError('STORE_OPEN_FAILED', { message: 'the PostgreSQL connection is closed' });
+    const answer = this.#roundTrip(message);
+    if (!answer.ok) throw new PgError(answer.error.message, answer.error.code, answer.error.connectionLost);
+    return answer;
+  }
+
+  close(): this {
+    if (this.#closed) return this;
+    try {
+      this.#roundTrip({ kind: 'close' });
+    } finally {
+      this.#closed = true;
+      this.#port.close();
+    }
+    return this;
+  }
+
+  #roundTrip(message: ToPgHost): FromPgHost {
+    Atomics.store(this.#signal, 0, 0);
+    this.#worker.postMessage(message);
+    if (Atomics.wait(this.#signal, 0, 0, this.#waitMs) === 'timed-out') {
+      // the worker is stuck (it should have timed the query out itself): it cannot be trusted with the next one
+      this.#closed = true;
+      void this.#worker.terminate();
+      throw new PgError(`PostgreSQL did not answer within ${this.#waitMs} ms`, 'ETIMEDOUT', true);
+    }
+    const received = receiveMessageOnPort(this.#port);
+    if (received === undefined) throw new PgError('the PostgreSQL worker answered nothing', null, true);
+    return received.message as FromPgHost;
+  }
+
+  #inTransaction<T>(work: () => T): T {
+    const depth = this.#depth;
+    this.request({ kind: 'exec', text: depth === 0 ? 'BEGIN' : `SAVEPOINT tt_${depth}` });
+    this.#depth = depth + 1;
+    try {
+      const result = work();
+      this.request({ kind: 'exec', text: depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT tt_${depth}` });
+      this.#depth = depth;
+      return result;
+    } catch (error) {
+      this.#depth = depth;
+      this.#rollback(depth);
+      throw error;
+    }
+  }
+
+  /** Undoes a failed (sub)transaction; on a lost connection there is nothing left to undo. */
+  #rollback(depth: number): void {
+    try {
+      this.request({ kind: 'exec', text: depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT tt_${depth}; RELEASE SAVEPOINT tt_${depth}` });
+    } catch (error) {
+      if (!(error instanceof PgError && error.connectionLost)) throw error;
+      this.#depth = 0;
+    }
+  }
+}
+
+class PgStatement {
+  readonly #database: PgDatabase;
+  readonly #name: string;
+  readonly #statement: TranslatedStatement;
+  #raw = false;
+  #pluck = false;
+
+  constructor(database: PgDatabase, name: string, statement: TranslatedStatement) {
+    this.#database = database;
+    this.#name = name;
+    this.#statement = statement;
+  }
+
+  raw(toggle = true): this {
+    this.#raw = toggle;
+    return this;
+  }
+
+  pluck(toggle = true): this {
+    this.#pluck = toggle;
+    return this;
+  }
+
+  get(...params: unknown[]): unknown {
+    return this.all(...params)[0];
+  }
+
+  all(...params: unknown[]): unknown[] {
+    const { rows } = this.#query(params);
+    return rows.map((row) => (this.#pluck ? (row as unknown[])[0] : row));
+  }
+
+  run(...params: unknown[]): SqlRunResult {
+    const { rowCount } = this.#query(params);
+    return { changes: rowCount, lastInsertRowid: 0 };
+  }
+
+  #query(params: unknown[]): { rows: unknown[]; rowCount: number } {
+    const answer = this.#database.request({
+      kind: 'query',
+      name: this.#name,
+      text: this.#statement.text,
+      values: this.#values(params),
+      rowMode: this.#raw || this.#pluck ? 'array' : null,
+    });
+    return { rows: answer.rows.map(toBuffers), rowCount: answer.rowCount };
+  }
+
+  #values(params: unknown[]): unknown[] {
+    const { names, positional } = this.#statement;
+    if (names === null) {
+      if (params.length !== positional) throw new RangeError(`the statement takes ${positional} parameters, ${params.length} given`);
+      return params;
+    }
+    const named = (params[0] ?? {}) as Record<string, unknown>;
+    return names.map((name) => {
+      if (!(name in named)) throw new RangeError(`missing named parameter "${name}"`);
+      return named[name];
+    });
+  }
+}
+
+/** bytea values cross threads as Uint8Arrays: hand them on as Buffers, as better-sqlite3 does. */
+function toBuffers(row: unknown): unknown {
+  const values = Array.isArray(row) ? row : Object.values(row as object);
+  if (!values.some((value) => value instanceof Uint8Array)) return row;
+  if (Array.isArray(row)) return row.map(toBuffer);
+  return Object.fromEntries(Object.entries(row as object).map(([key, value]) => [key, toBuffer(value)]));
+}
+
+function toBuffer(value: unknown): unknown {
+  return value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value;
+}
+
+/** The compiled worker: next to this module when built; under dist/ when run from sources (vitest), as record-worker-url.ts. */
+function pgHostWorkerUrl(): URL {
+  const moduleUrl = import.meta.url;
+  const compiled = moduleUrl.endsWith('.ts')
+    ? new URL('../../dist/store/postgres/pg-host-worker.js', moduleUrl)
+    : new URL('./pg-host-worker.js', moduleUrl);
+  if (!existsSync(fileURLToPath(compiled))) {
+    throw new TokentapError('STORE_OPEN_FAILED', {
+      message: `the PostgreSQL worker ${fileURLToPath(compiled)} is missing: build first (npm run build)`,
+    });
+  }
+  return compiled;
+}
