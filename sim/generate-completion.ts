@@ -5,10 +5,12 @@ import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './render-reply-text.js';
 import { renderGptOssReply } from './render-gpt-oss-reply.js';
 import { renderDeepSeekV3Reply } from './render-deepseek-v3-reply.js';
+import { renderDeepSeekV32Reply } from './render-deepseek-v32-reply.js';
 import { renderLlama3Reply } from './render-llama3-reply.js';
 import { renderMistralReply } from './render-mistral-reply.js';
 import { renderGlm45Reply } from './render-glm45-reply.js';
 import { renderKimiK2Reply } from './render-kimi-k2-reply.js';
+import { renderQwen35Reply } from './render-qwen35-reply.js';
 import type { SimFamily } from './sim-options.js';
 import { appendRecord, type SimContext } from './sim-context.js';
 import type { ResolvedSimFault } from './sim-fault.js';
@@ -126,14 +128,18 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
     llama3 ??
     (family === 'deepseek-v3'
       ? renderDeepSeekV3Reply(reply, { thinking })
-      : family === 'mistral'
-        ? // a tokenizer of v11 or later has [ARGS] (vLLM's test for a Hugging Face tokenizer) and writes each call with it
-          renderMistralReply(reply, { v11: tokenizer.tokenToId('[ARGS]') !== undefined })
-        : family === 'glm45'
-          ? renderGlm45Reply(reply, { thinking })
-          : family === 'kimi-k2'
-            ? renderKimiK2Reply(reply, { thinking })
-            : renderReply(reply, { thinking }));
+      : family === 'deepseek-v32'
+        ? renderDeepSeekV32Reply(reply, { thinking })
+        : family === 'qwen3.5'
+          ? renderQwen35Reply(reply, { thinking })
+          : family === 'mistral'
+            ? // a tokenizer of v11 or later has [ARGS] (vLLM's test for a Hugging Face tokenizer) and writes each call with it
+              renderMistralReply(reply, { v11: tokenizer.tokenToId('[ARGS]') !== undefined })
+            : family === 'glm45'
+              ? renderGlm45Reply(reply, { thinking })
+              : family === 'kimi-k2'
+                ? renderKimiK2Reply(reply, { thinking })
+                : renderReply(reply, { thinking }));
   // Llama 3's <|python_tag|> opens the turn's ids without being in its text (a special token, skipped)
   const tokenIds = [...(llama3?.openToken === undefined ? [] : tokenizer.encode(llama3.openToken)), ...tokenizer.encode(layout.text)];
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special. Harmony's

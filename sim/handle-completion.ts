@@ -8,6 +8,7 @@ import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.
 import { seededPolicyReply } from './seeded-policy.js';
 import { createSeededRandom, hashNumbers } from './seeded-random.js';
 import type { SimContext } from './sim-context.js';
+import type { SimFamily } from './sim-options.js';
 import type { SimGenerationRecord } from './sim-generation-record.js';
 import type { RequestFacts } from './sim-script.js';
 import { VllmError } from './vllm-error.js';
@@ -42,7 +43,7 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   );
   record.scriptEntry = decision.scriptEntry;
   if (actEarlyFault(context, record, decision.fault, reply)) return;
-  const thinking = opensThinkingTurn(record);
+  const thinking = opensThinkingTurn(record, context.family);
   const generation = await generateCompletion(context, decision, { thinking, maxTokens, promptHash: hash, ...stopConditions(body) });
   const answer = completionAnswer(context, record, body, generation, hash);
   answer.wrongTokenIds = decision.fault?.kind === 'wrong-token-ids';
@@ -61,21 +62,26 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   });
 }
 
-// `<|im_start|>assistant\n` in Qwen3's vocabulary
+// `<|im_start|>assistant\n` in Qwen3's vocabulary, and the `<think>\n` Qwen3.5's template adds when thinking is on
 const ASSISTANT_TURN_IDS = [151644, 77091, 198];
+const THINK_OPEN_IDS = [151667, 198];
 
 /**
  * A scripted reply's reasoning is written (as `<think>…</think>`) when the prompt ends by opening a Qwen3 assistant
  * turn with thinking left on, as a chat prompt rendered by a token-faithful gateway does: the model then thinks
  * first. After the template's thinking-off opening (`<think>\n\n</think>\n\n`) or a plain text prompt it does not.
+ * Qwen3.5's template opens the think block itself when thinking is on: for that family the prompt then ends
+ * `<|im_start|>assistant\n<think>\n`.
  *
  * @example
  * opensThinkingTurn(record); // true for a prompt ending in `<|im_start|>assistant\n`
  */
-export function opensThinkingTurn(record: SimGenerationRecord): boolean {
-  if (record.promptText !== null) return record.promptText.endsWith('<|im_start|>assistant\n');
+export function opensThinkingTurn(record: SimGenerationRecord, family: SimFamily = 'qwen3'): boolean {
+  const ending = family === 'qwen3.5' ? [...ASSISTANT_TURN_IDS, ...THINK_OPEN_IDS] : ASSISTANT_TURN_IDS;
+  if (record.promptText !== null)
+    return record.promptText.endsWith(family === 'qwen3.5' ? '<|im_start|>assistant\n<think>\n' : '<|im_start|>assistant\n');
   const ids = record.promptTokenIds;
-  return ASSISTANT_TURN_IDS.every((id, index) => ids[ids.length - ASSISTANT_TURN_IDS.length + index] === id);
+  return ending.every((id, index) => ids[ids.length - ending.length + index] === id);
 }
 
 /**

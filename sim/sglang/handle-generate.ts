@@ -66,7 +66,7 @@ async function generate(context: SimContext, request: FastifyRequest, reply: Fas
       promptTexts: record.promptText === null ? [] : [record.promptText],
     },
     {
-      thinking: opensThinkingTurn(record),
+      thinking: opensThinkingTurn(record, context.family),
       maxNewTokens,
       ...sglangStopSettings(sampling, hash),
     },

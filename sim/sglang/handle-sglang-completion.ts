@@ -58,7 +58,7 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
     reply,
     completionFacts(body, record),
     {
-      thinking: opensThinkingTurn(record),
+      thinking: opensThinkingTurn(record, context.family),
       maxNewTokens,
       ...sglangStopSettings(body, hash),
     },

@@ -1,0 +1,65 @@
+import { pythonJsonDumps } from './python-json-dumps.js';
+import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+
+const DSML = '｜DSML｜';
+const THINK_END = '</think>';
+
+/**
+ * Writes a reply as DeepSeek V3.2 generates it in its own DSML syntax (the simulator's own writer, from the format
+ * DeepSeek's V3.2 encoder writes assistant turns back in: vLLM's vllm/tokenizers/deepseek_v32_encoding.py, a copy of
+ * `encoding_dsv32.py`): with thinking on (the prompt ends `<think>`) the reasoning, then `</think>`; the content; then,
+ * after "\n\n", `<｜DSML｜function_calls>\n`, the calls one a line, each `<｜DSML｜invoke name="NAME">\n`, its parameters
+ * one a line as `<｜DSML｜parameter name="K" string="true">V</｜DSML｜parameter>` (a string as it is; any other value
+ * `string="false"` and printed like `json.dumps`), `\n</｜DSML｜invoke>`, and `\n</｜DSML｜function_calls>`. String
+ * arguments are JSON object text, read first. A call's `argumentsText` is the JSON a parser reads back when the tool's
+ * schema types its non-string values. The end-of-turn token (`<｜end▁of▁sentence｜>`) is the tokenizer's EOS, added by
+ * the caller.
+ *
+ * @example
+ * renderDeepSeekV32Reply({ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { thinking: false }).text;
+ * // '\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name="ls">\n<｜DSML｜parameter name="path" string="true">.</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'
+ */
+export function renderDeepSeekV32Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
+  if (reply.text !== undefined) return contentLayout(reply.text);
+  let text = '';
+  let think: ReplyLayout['think'] = null;
+  if (options.thinking && reply.reasoning !== undefined) {
+    text = reply.reasoning;
+    think = { reasoningStart: 0, reasoningEnd: text.length };
+    text += THINK_END;
+  }
+  const contentStart = text.length;
+  text += reply.content ?? '';
+  const calls = reply.toolCalls ?? [];
+  const toolCalls: RenderedToolCall[] = [];
+  if (calls.length > 0) text += `\n\n<${DSML}function_calls>\n`;
+  for (const [index, call] of calls.entries()) {
+    const values = typeof call.arguments === 'string' ? (JSON.parse(call.arguments) as Record<string, unknown>) : call.arguments;
+    if (index > 0) text += '\n';
+    const start = text.length;
+    text += `<${DSML}invoke name="${call.name}">\n`;
+    const argumentsStart = text.length;
+    text += Object.entries(values)
+      .map(([key, value]) => dsmlParameter(key, value))
+      .join('\n');
+    const argumentsEnd = text.length;
+    text += `\n</${DSML}invoke>`;
+    toolCalls.push({
+      name: call.name,
+      argumentsText: pythonJsonDumps(values),
+      start,
+      nameEnd: argumentsStart,
+      argumentsStart,
+      argumentsEnd,
+      jsonEnd: argumentsEnd,
+      end: text.length,
+    });
+  }
+  if (calls.length > 0) text += `\n</${DSML}function_calls>`;
+  return { text, think, contentStart, toolCalls };
+}
+
+function dsmlParameter(key: string, value: unknown): string {
+  const isString = typeof value === 'string';
+  return `<${DSML}parameter name="${key}" string="${isString}">${isString ? value : pythonJsonDumps(value)}</${DSML}parameter>`;
+}

@@ -1,0 +1,59 @@
+import { pythonJsonDumps } from './python-json-dumps.js';
+import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+
+const THINK_END = '</think>';
+
+/**
+ * Writes a reply as Qwen3.5 generates it (the simulator's own writer, from the format Qwen3.5's chat template writes
+ * assistant turns back in): its prompt already opened the think block, so with thinking on the text starts with the
+ * reasoning, then `\n</think>\n\n`; then the content; then each call as
+ * `<tool_call>\n<function=NAME>\n<parameter=K>\nV\n</parameter>\n…</function>\n</tool_call>` (Qwen3-Coder's XML; a
+ * string value as it is, any other printed like `json.dumps`), after "\n\n" when content precedes the first and after
+ * "\n" between calls, exactly where the template puts them. String arguments are JSON object text, read first. A
+ * call's `argumentsText` is the JSON a parser reads back when the tool's schema types its values. The end-of-turn
+ * token (`<|im_end|>`) is the tokenizer's EOS, added by the caller.
+ *
+ * @example
+ * renderQwen35Reply({ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { thinking: false }).text;
+ * // '<tool_call>\n<function=ls>\n<parameter=path>\n.\n</parameter>\n</function>\n</tool_call>'
+ */
+export function renderQwen35Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
+  // Qwen's tokenizer normalizes to NFC, so the tokens decode to the NFC text: the offsets must index that text
+  if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'));
+  let text = '';
+  let think: ReplyLayout['think'] = null;
+  if (options.thinking && reply.reasoning !== undefined) {
+    text = reply.reasoning.normalize('NFC');
+    think = { reasoningStart: 0, reasoningEnd: text.length };
+    text += `\n${THINK_END}\n\n`;
+  }
+  const contentStart = text.length;
+  const content = (reply.content ?? '').normalize('NFC');
+  text += content;
+  const toolCalls: RenderedToolCall[] = [];
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    const values = typeof call.arguments === 'string' ? (JSON.parse(call.arguments) as Record<string, unknown>) : call.arguments;
+    const name = call.name.normalize('NFC');
+    if (index > 0) text += '\n';
+    else if (content.trim() !== '') text += '\n\n';
+    const start = text.length;
+    text += `<tool_call>\n<function=${name}>\n`;
+    const argumentsStart = text.length;
+    for (const [key, value] of Object.entries(values)) {
+      text += `<parameter=${key}>\n${(typeof value === 'string' ? value : pythonJsonDumps(value)).normalize('NFC')}\n</parameter>\n`;
+    }
+    const argumentsEnd = text.length;
+    text += '</function>\n</tool_call>';
+    toolCalls.push({
+      name,
+      argumentsText: pythonJsonDumps(values).normalize('NFC'),
+      start,
+      nameEnd: argumentsStart,
+      argumentsStart,
+      argumentsEnd,
+      jsonEnd: argumentsEnd,
+      end: text.length,
+    });
+  }
+  return { text, think, contentStart, toolCalls };
+}
