@@ -59,24 +59,36 @@ export function modelFamilyNames(): string[] {
 }
 
 /**
- * What a model folder says about its family: `config.json`'s `model_type` and the chat template (`chat_template.jinja`,
- * else `tokenizer_config.json`'s `chat_template`, every named template of a list joined). A file that is missing or does
- * not parse contributes nothing: the folder check at start (TT_MODEL_DIR_INVALID) reports those.
+ * What a model folder says about its family: `config.json`'s `model_type`, the chat template (`chat_template.jinja`,
+ * else `tokenizer_config.json`'s `chat_template`, every named template of a list joined) and the tokenizer's added tokens
+ * (Mistral's `[ARGS]` marks a v11+ tokenizer). A file that is missing or does not parse contributes nothing: the folder
+ * check at start (TT_MODEL_DIR_INVALID) reports those.
  *
  * @example readModelFolderFacts('/models/Qwen3-8B') // { modelType: 'qwen3', template: '{%- if tools %}…' }
  */
 export function readModelFolderFacts(modelDir: string): ModelFolderFacts {
   const config = readJson(path.join(modelDir, 'config.json'));
   const modelType = isRecord(config) && typeof config.model_type === 'string' ? config.model_type : null;
+  const tokenizerConfig = readJson(path.join(modelDir, 'tokenizer_config.json'));
   let template = readText(path.join(modelDir, 'chat_template.jinja'));
   if (template === null) {
-    const tokenizerConfig = readJson(path.join(modelDir, 'tokenizer_config.json'));
     const value = isRecord(tokenizerConfig) ? tokenizerConfig.chat_template : undefined;
     if (typeof value === 'string') template = value;
     else if (Array.isArray(value))
       template = value.map((entry) => (isRecord(entry) && typeof entry.template === 'string' ? entry.template : '')).join('\n');
   }
-  return { modelType, template: template ?? '' };
+  const addedTokens = readAddedTokens(readJson(path.join(modelDir, 'tokenizer.json')), tokenizerConfig);
+  return { modelType, template: template ?? '', ...(addedTokens === null ? {} : { addedTokens }) };
+}
+
+/** The contents of `tokenizer.json`'s `added_tokens` and `tokenizer_config.json`'s `added_tokens_decoder`; null without either. */
+function readAddedTokens(tokenizer: unknown, tokenizerConfig: unknown): string[] | null {
+  const added = isRecord(tokenizer) && Array.isArray(tokenizer.added_tokens) ? tokenizer.added_tokens : null;
+  const decoder =
+    isRecord(tokenizerConfig) && isRecord(tokenizerConfig.added_tokens_decoder) ? Object.values(tokenizerConfig.added_tokens_decoder) : null;
+  if (added === null && decoder === null) return null;
+  const contents = [...(added ?? []), ...(decoder ?? [])].map((token) => (isRecord(token) ? token.content : undefined));
+  return [...new Set(contents.filter((content): content is string => typeof content === 'string'))];
 }
 
 function readText(file: string): string | null {

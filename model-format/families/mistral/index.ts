@@ -1,13 +1,22 @@
-import type { ModelFamily } from '../model-family.js';
+import type { FamilyToolCallParser, ModelFamily } from '../model-family.js';
 import { createMistralToolCallStream, parseMistralToolCalls, TOOL_CALLS } from './parse-mistral-tool-calls.js';
 import { ARGS, createMistralV11ToolCallStream, parseMistralV11ToolCalls } from './parse-mistral-v11-tool-calls.js';
+
+const PRE_V11_TOOL_CALLS: FamilyToolCallParser = {
+  parse: (content) => parseMistralToolCalls(content),
+  createStream: () => createMistralToolCallStream(),
+};
+const V11_TOOL_CALLS: FamilyToolCallParser = {
+  parse: (content) => parseMistralV11ToolCalls(content),
+  createStream: () => createMistralV11ToolCallStream(),
+};
 
 /**
  * Mistral (vLLM's `mistral` tool parser; no reasoning), in the two syntaxes its tokenizers write: before v11
  * `content[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]` (parser `mistral`, parallel calls in the one list), v11 and
  * later `content[TOOL_CALLS]NAME[ARGS]{…}`, one marker per call (parser `mistral-v11`). vLLM picks between them by the
- * tokenizer (a Hugging Face one is v11+ when `[ARGS]` is in its vocabulary), and so does this family from the model folder:
- * `[ARGS]` among the tokenizer's added tokens or in the chat template. Ids are nine letters and digits. `[TOOL_CALLS]` is
+ * tokenizer (a Hugging Face one is v11+ when `[ARGS]` is in its vocabulary), and so does this family from the model folder
+ * (`forFolder`: `[ARGS]` among the tokenizer's added tokens or in the chat template makes `mistral-v11` the default). Ids are nine letters and digits. `[TOOL_CALLS]` is
  * a special token, so the output is read with special tokens (vLLM asks `skip_special_tokens: false` for a Mistral model
  * served with its chat template). Its templates (vLLM's examples/tool_chat_template_mistral.jinja and
  * tool_chat_template_mistral3.jinja) write a turn with calls as the calls only (its text dropped), from `tojson` and with
@@ -21,10 +30,10 @@ export const mistralFamily: ModelFamily = {
   detect: ({ modelType, template }) =>
     template === '' ? modelType === 'mistral' : template.includes(TOOL_CALLS) && template.includes('[AVAILABLE_TOOLS]'),
   reasoning: null,
-  toolCalls: {
-    mistral: { parse: (content) => parseMistralToolCalls(content), createStream: () => createMistralToolCallStream() },
-    'mistral-v11': { parse: (content) => parseMistralV11ToolCalls(content), createStream: () => createMistralV11ToolCallStream() },
-  },
+  toolCalls: { mistral: PRE_V11_TOOL_CALLS, 'mistral-v11': V11_TOOL_CALLS },
+  // a v11+ folder reads mistral-v11 by default, as vLLM's one `mistral` parser does for such a tokenizer
+  forFolder: (facts) =>
+    isMistralV11Folder(facts) ? { ...mistralFamily, toolCalls: { 'mistral-v11': V11_TOOL_CALLS, mistral: PRE_V11_TOOL_CALLS } } : mistralFamily,
   keepsSpecialTokens: true,
   history: { dropsReasoning: false, reserializesToolArguments: true },
 };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { familyByName } from '../../../model-format/families/model-families.js';
+import { familyByName, readModelFolderFacts, resolveModelFamily } from '../../../model-format/families/model-families.js';
 import { isMistralV11Folder } from '../../../model-format/families/mistral/index.js';
 import { createMistralV11ToolCallStream, parseMistralV11ToolCalls } from '../../../model-format/families/mistral/parse-mistral-v11-tool-calls.js';
+import { mistralModelFolder } from '../../token-faithful/mistral-model-folder.js';
 
 // The expected outputs below were written by reading vLLM's MistralToolParser (vllm/tool_parsers/mistral_tool_parser.py
 // at 023f36c6, the paths for a tokenizer of v11 or later: the `>= v11` branch of extract_tool_calls, and
@@ -31,6 +32,23 @@ describe('the mistral family for tokenizers v11 and later', () => {
     expect(isMistralV11Folder({ template: '', addedTokens: ['<s>', '[TOOL_CALLS]', '[ARGS]'] })).toBe(true);
     expect(isMistralV11Folder({ template: "{{- '[TOOL_CALLS]' + name + '[ARGS]' + arguments }}" })).toBe(true);
     expect(isMistralV11Folder({ template: '[TOOL_CALLS] [', addedTokens: ['<s>', '[TOOL_CALLS]'] })).toBe(false);
+  });
+
+  it('reads a folder whose tokenizer has [ARGS] with mistral-v11 by default (vLLM: a v11+ tokenizer), others with mistral', () => {
+    const v11 = mistralModelFolder({ v11: true });
+    const before = mistralModelFolder();
+    try {
+      expect(readModelFolderFacts(v11.dir).addedTokens).toContain('[ARGS]');
+      expect(resolveModelFamily({ modelDir: v11.dir })).toMatchObject({ family: { name: 'mistral' }, toolCallParser: 'mistral-v11' });
+      expect(resolveModelFamily({ modelFamily: 'mistral', modelDir: v11.dir }).toolCallParser).toBe('mistral-v11');
+      expect(resolveModelFamily({ modelDir: before.dir }).toolCallParser).toBe('mistral');
+      // the flag still names either (vLLM's one `mistral` parser cannot be told; here the folder only sets the default)
+      expect(resolveModelFamily({ modelDir: v11.dir, toolCallParser: 'mistral' }).toolCallParser).toBe('mistral');
+      expect(resolveModelFamily({ modelFamily: 'mistral' }).toolCallParser).toBe('mistral');
+    } finally {
+      v11.remove();
+      before.remove();
+    }
   });
 });
 
