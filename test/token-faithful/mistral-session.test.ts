@@ -30,65 +30,74 @@ const TOOL_RESULTS = [['export function a() {}', 'Error: ENOENT: no such file or
 const RESULT: ToolResult = (turn, index) => ({ content: TOOL_RESULTS[turn]![index]!, isError: turn === 0 && index === 1 });
 
 let folder: { dir: string; remove: () => void };
+// the same folder with [ARGS] among its tokens: a v11+ tokenizer, so the sim writes [TOOL_CALLS]NAME[ARGS]{…} and the
+// gateway reads mistral-v11 (no v11 template could be had: 7B v0.3's still renders; the calls' turns are extended from ids)
+let v11Folder: { dir: string; remove: () => void };
 let setup: GatewayWithSim | undefined;
 beforeAll(() => {
   folder = mistralModelFolder();
+  v11Folder = mistralModelFolder({ v11: true });
 });
-afterAll(() => folder.remove());
+afterAll(() => {
+  folder.remove();
+  v11Folder.remove();
+});
 afterEach(async () => {
   await setup?.close();
   setup = undefined;
 });
 
 /** The simulator speaking Mistral (picked from the folder's template) behind a token-faithful gateway of family auto. */
-async function start(replies: SimReply[] = REPLIES): Promise<GatewayWithSim> {
-  return startGatewayWithSim(
-    { script: orderedScript(replies), tokenizerDir: folder.dir, modelName: MODEL },
-    { tokenFaithful: '*', modelDir: folder.dir },
-  );
+async function start(replies: SimReply[] = REPLIES, dir = folder.dir): Promise<GatewayWithSim> {
+  return startGatewayWithSim({ script: orderedScript(replies), tokenizerDir: dir, modelName: MODEL }, { tokenFaithful: '*', modelDir: dir });
 }
 
-describe('a Mistral token-faithful session (family mistral, detected from a tokenizer folder built for the test)', () => {
-  it('shows the family on /healthz', async () => {
-    setup = await start();
-    const health = (await (await fetch(`${setup.url}/healthz`)).json()) as { tokenFaithful: { family: unknown } };
-    expect(health.tokenFaithful.family).toEqual({ name: 'mistral', reasoningParser: 'none', toolCallParser: 'mistral' });
-  });
-
-  for (const stream of [false, true]) {
-    it(`Chat Completions (${stream ? 'streamed' : 'not streamed'}): parallel tool calls, a tool error, an answer; one sample`, async () => {
-      setup = await start();
-      const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'x', maxRetries: 0 });
-      const { answers, finishes } = await chatToolLoop(client, MODEL, {
-        question: 'What do src/a.ts, src/missing.ts and src/b.ts export?',
-        turns: 3,
-        stream,
-        result: RESULT,
-      });
-      expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop']);
-      expect(answers.map(functionCalls)).toEqual([
-        [
-          { name: 'read_file', arguments: '{"path": "src/a.ts"}' },
-          { name: 'read_file', arguments: '{"path": "src/missing.ts"}' },
-        ],
-        [{ name: 'read_file', arguments: '{"path": "src/b.ts"}' }],
-        null,
-      ]);
-      // Mistral's ids: nine letters and digits, as vLLM makes them (the template takes only such ids back)
-      for (const answer of answers) for (const call of answer.tool_calls ?? []) expect(call.id).toMatch(/^[A-Za-z0-9]{9}$/);
-      expect(answers.map((answer) => answer.content ?? null)).toEqual(['Reading both.', null, REPLIES[2]!.content]);
-
-      const stored = setup.gateway.store.listCalls('chat');
-      expect(stored).toHaveLength(3);
-      expect(stored.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend']);
-      expectPromptChain(stored);
-      // each turn ended with </s> (128001 in the test tokenizer), kept in the completion ids
-      expect(stored.map((call) => call.completionTokenIds?.at(-1))).toEqual([128001, 128001, 128001]);
-      const samples = reconstructSession(setup.gateway.store, 'chat', { strategy: 'merge' });
-      expect(samples.map((sample) => verifySample(sample, stored))).toEqual([{ ok: true }]);
+for (const parser of ['mistral', 'mistral-v11'] as const) {
+  const dir = (): string => (parser === 'mistral' ? folder : v11Folder).dir;
+  describe(`a Mistral token-faithful session (family mistral, detected from a tokenizer folder built for the test), ${parser}`, () => {
+    it('shows the family on /healthz', async () => {
+      setup = await start(REPLIES, dir());
+      const health = (await (await fetch(`${setup.url}/healthz`)).json()) as { tokenFaithful: { family: unknown } };
+      expect(health.tokenFaithful.family).toEqual({ name: 'mistral', reasoningParser: 'none', toolCallParser: parser });
     });
-  }
-});
+
+    for (const stream of [false, true]) {
+      it(`Chat Completions (${stream ? 'streamed' : 'not streamed'}): parallel tool calls, a tool error, an answer; one sample`, async () => {
+        setup = await start(REPLIES, dir());
+        const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'x', maxRetries: 0 });
+        const { answers, finishes } = await chatToolLoop(client, MODEL, {
+          question: 'What do src/a.ts, src/missing.ts and src/b.ts export?',
+          turns: 3,
+          stream,
+          result: RESULT,
+        });
+        expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop']);
+        expect(answers.map(functionCalls)).toEqual([
+          [
+            { name: 'read_file', arguments: '{"path": "src/a.ts"}' },
+            { name: 'read_file', arguments: '{"path": "src/missing.ts"}' },
+          ],
+          [{ name: 'read_file', arguments: '{"path": "src/b.ts"}' }],
+          null,
+        ]);
+        // Mistral's ids: nine letters and digits, as vLLM makes them (the template takes only such ids back)
+        for (const answer of answers) for (const call of answer.tool_calls ?? []) expect(call.id).toMatch(/^[A-Za-z0-9]{9}$/);
+        expect(answers.map((answer) => answer.content ?? null)).toEqual(['Reading both.', null, REPLIES[2]!.content]);
+
+        const stored = setup.gateway.store.listCalls('chat');
+        expect(stored).toHaveLength(3);
+        expect(stored.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend']);
+        expectPromptChain(stored);
+        // each turn ended with </s> (128001 in the test tokenizer), kept in the completion ids
+        expect(stored.map((call) => call.completionTokenIds?.at(-1))).toEqual([128001, 128001, 128001]);
+        const samples = reconstructSession(setup.gateway.store, 'chat', { strategy: 'merge' });
+        expect(samples.map((sample) => verifySample(sample, stored))).toEqual([{ ok: true }]);
+        // the model wrote its tokenizer's syntax
+        expect(setup.sim.log[0]!.text).toContain(parser === 'mistral' ? '[TOOL_CALLS] [{"name": "read_file"' : '[TOOL_CALLS]read_file[ARGS]{');
+      });
+    }
+  });
+}
 
 // Two user turns, each with a tool call and an answer. Mistral's templates put [AVAILABLE_TOOLS] (and 7B v0.3 the
 // system prompt) before the LAST user message, so a fresh render of the second turn's conversation moves them there,
