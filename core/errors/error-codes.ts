@@ -147,6 +147,15 @@ export const ERROR_CODES = {
   STORE_NOT_A_DATABASE: { message: 'the database path is not a database file', userMistake: true },
   /** the database path's folder does not exist or is a file (a writable open creates the file, never its folder) */
   STORE_NO_FOLDER: { message: 'the folder of the database path does not exist', userMistake: true },
+  /**
+   * `tokentap migrate --from --to` will not copy: the PostgreSQL database holds other data (or a finished copy), a
+   * gateway is live on the source, or the two schemas differ (docs/scale-out.md)
+   */
+  STORE_COPY_REFUSED: { message: 'the store cannot be copied into this database', userMistake: true },
+  /** a copied store does not match its source: a call's ids, a session or a table's row count differ */
+  STORE_COPY_MISMATCH: { message: 'the copy does not match its source', userMistake: false },
+  /** a postgres:// store whose server cannot be reached, refuses the login, or has no such database */
+  STORE_DATABASE_UNREACHABLE: { message: 'the PostgreSQL database could not be reached', userMistake: true },
 
   // the exporter's (export/, trainer-adapters/); nothing has been written when a user's mistake is thrown
   /** a dataset path whose extension is neither `.jsonl` nor `.parquet` */
