@@ -14,6 +14,10 @@ export const QWEN35_TEMPLATE_TOKENS = [
   '</tool_call>',
   '<tool_response>',
   '</tool_response>',
+  '<|vision_start|>',
+  '<|vision_end|>',
+  '<|image_pad|>',
+  '<|video_pad|>',
 ];
 
 /**
