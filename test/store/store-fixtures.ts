@@ -1,8 +1,18 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isStoreError, openStore } from '../../store/index.js';
-import { createTestDatabase, dropTestDatabase, postgresAvailable, postgresUnavailable } from '../helpers/test-postgres.js';
+import { PgDatabase } from '../../store/postgres/pg-database.js';
+import type { SqlDatabase } from '../../store/sql/sql-database.js';
+import {
+  acquireMigratedDatabase,
+  createTestDatabase,
+  dropTestDatabase,
+  postgresAvailable,
+  postgresUnavailable,
+  releaseMigratedDatabase,
+} from '../helpers/test-postgres.js';
 import type { BeginCallInput, FinishCallInput, OpenStoreOptions, Store, StoreErrorCode } from '../../store/index.js';
 
 /**
@@ -29,12 +39,28 @@ export interface TempWorkspace {
   /** what `openStore({ path })` takes: the test's database file, or its PostgreSQL URL */
   databasePath: string;
   open(options?: Partial<OpenStoreOptions>): Store;
+  /**
+   * Runs `look` on a connection of the engine's own driver beside the store (better-sqlite3, or the PostgreSQL
+   * connection the store uses), for what the contract does not show: rows per table, stored links. The SQL must
+   * read the same on both engines.
+   */
+  inspect<T>(look: (database: SqlDatabase) => T): T;
   cleanup(): void;
 }
 
-export function createTempWorkspace(engine: StoreEngineName = 'sqlite'): TempWorkspace {
+export interface TempWorkspaceOptions {
+  /**
+   * What the database holds before the test: `migrated` (the latest schema, no rows: what a first writable open
+   * leaves; on PostgreSQL a cheap clone), or `empty` (no file / a database without the schema), for tests of the
+   * migration itself. Default `migrated` on PostgreSQL; SQLite's workspace always starts with no file.
+   */
+  schema?: 'migrated' | 'empty';
+}
+
+export function createTempWorkspace(engine: StoreEngineName = 'sqlite', options: TempWorkspaceOptions = {}): TempWorkspace {
   const dir = mkdtempSync(join(tmpdir(), 'tokentap-store-'));
-  const databasePath = engine === 'postgres' ? createTestDatabase() : join(dir, 'tokentap.db');
+  const migrated = options.schema !== 'empty';
+  const databasePath = engine === 'sqlite' ? join(dir, 'tokentap.db') : migrated ? acquireMigratedDatabase() : createTestDatabase();
   const opened: Store[] = [];
   return {
     engine,
@@ -45,10 +71,19 @@ export function createTempWorkspace(engine: StoreEngineName = 'sqlite'): TempWor
       opened.push(store);
       return store;
     },
+    inspect(look) {
+      const database: SqlDatabase = engine === 'sqlite' ? new Database(databasePath) : new PgDatabase({ connectionString: databasePath });
+      try {
+        return look(database);
+      } finally {
+        database.close();
+      }
+    },
     cleanup() {
       for (const store of opened) store.close();
       rmSync(dir, { recursive: true, force: true });
-      if (engine === 'postgres') dropTestDatabase(databasePath);
+      if (engine === 'postgres' && migrated) releaseMigratedDatabase(databasePath);
+      else if (engine === 'postgres') dropTestDatabase(databasePath);
     },
   };
 }
