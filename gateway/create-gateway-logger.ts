@@ -1,3 +1,4 @@
+import { isPostgresUrl } from '../store/index.js';
 import type { DestinationStream, LevelWithSilent, Logger } from 'pino';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { createLogger, isPrettyLogFormat } from './create-logger.js';
@@ -19,10 +20,22 @@ const NOWHERE: DestinationStream = { write: () => undefined };
  */
 export function createGatewayLogger(
   option: GatewayLoggerOption | undefined,
-  config: Pick<GatewayConfig, 'logLevel' | 'logFormat' | 'backendKey' | 'adminToken'>,
+  config: Pick<GatewayConfig, 'logLevel' | 'logFormat' | 'backendKey' | 'adminToken'> & { db?: string },
 ): Logger {
   if (typeof option === 'object') return option;
-  const secrets = [config.backendKey, config.adminToken];
+  // a postgres:// URL's password is a secret too (the URL itself is logged with it redacted)
+  const secrets = [config.backendKey, config.adminToken, postgresPassword(config.db)];
   if (option === undefined || option === false) return createLogger({ level: 'silent', destination: NOWHERE, secrets });
   return createLogger({ level: option === true ? config.logLevel : option, pretty: isPrettyLogFormat(config.logFormat), secrets });
+}
+
+/** The password of a postgres:// URL, if it has one. */
+function postgresPassword(db: string | undefined): string | undefined {
+  if (db === undefined || !isPostgresUrl(db)) return undefined;
+  try {
+    const password = decodeURIComponent(new URL(db).password);
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
+  }
 }

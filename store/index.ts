@@ -4,6 +4,8 @@ export { DEFAULT_BUSY_TIMEOUT_MS } from './configure-connection.js';
 export { StoreError, isStoreError, type StoreErrorCode } from './store-error.js';
 export { findRewardProblem, isRewardNumber, MAX_REWARD_MAGNITUDE, type RewardProblem } from './find-reward-problem.js';
 export { LATEST_SCHEMA_VERSION } from './migrations/migrations.js';
+export { isPassingStoreFailure, mayHaveEndedTransaction } from './store-failure-kinds.js';
+export { isPostgresUrl, redactPostgresUrl } from './postgres/open-postgres-store.js';
 export {
   CALL_STATUSES,
   SESSION_END_STATUSES,

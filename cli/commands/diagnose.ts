@@ -14,7 +14,7 @@ export const DIAGNOSE_HELP = `Usage: tokentap diagnose SESSION [--db FILE | --co
 Reconstructs one session with the merge strategy and explains every chain break: which call left which,
 the drift kind (template-rerender, retokenized, history-edited, parallel-branch, truncated-completion),
 the token position and the ids on both sides; also the calls that became no sample, and why.
-  --db FILE          database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --db FILE|URL      SQLite file or postgres:// URL (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE      config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --json             one JSON object: samples, skipped calls, breaks and counts
   --tokenizer DIR    a Hugging Face model folder (or "qwen3" for the bundled Qwen3 tokenizer): shows the

@@ -25,7 +25,7 @@ Streams reconstructed training samples into one dataset file (docs/export.md, do
 comes from --out: .jsonl or .parquet. Memory stays bounded (one group at a time); the file appears only when
 complete. Prints a summary: sessions, groups, samples, tokens, trained tokens, and what was dropped and why.
 
-  --db FILE            database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --db FILE|URL        SQLite file or postgres:// URL (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE        config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --format NAME        one of the formats below
   --shape NAME         the format's shape, where it has several

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { findRewardProblem, openStore } from '../../store/index.js';
+import { findRewardProblem, isPostgresUrl, openStore, redactPostgresUrl } from '../../store/index.js';
 import { UsageError } from '../usage-error.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
 import { openStoreForReading } from './sessions.js';
@@ -14,7 +14,7 @@ history keeps every one (source "cli"). For one export without writing, see toke
 
   --component NAME=X   a named part of the reward (repeatable): --component correct=1 --component style=0.5
   --call ID            reward one call of the session instead of the whole session
-  --db FILE            database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --db FILE|URL        SQLite file or postgres:// URL (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE        config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
 
 Example: tokentap reward 4f0c2a 1 --component correct=1 --db runs.db
@@ -49,11 +49,12 @@ export function runReward(args: string[], env: NodeJS.ProcessEnv): number {
   if (problem !== null) throw new UsageError(`invalid reward: ${problem.field === 'value' ? 'VALUE' : problem.field} ${problem.problem}`);
   const db = resolveStorePath(values, env);
   // never creates a database, never migrates one behind the user's back: the reader's checks first
-  if (!existsSync(db)) throw new UsageError(`no database at ${db} (give --db FILE)`);
+  if (!isPostgresUrl(db) && !existsSync(db)) throw new UsageError(`no database at ${db} (give --db FILE)`);
   openStoreForReading(db).close();
   const store = openStore({ path: db });
   try {
-    if (store.getRollout(sessionId) === null) throw new UsageError(`no session ${JSON.stringify(sessionId)} in ${db} (tokentap sessions lists them)`);
+    if (store.getRollout(sessionId) === null)
+      throw new UsageError(`no session ${JSON.stringify(sessionId)} in ${redactPostgresUrl(db)} (tokentap sessions lists them)`);
     const callId = values.call ?? null;
     if (callId !== null && !store.listCalls(sessionId).some((call) => call.id === callId)) {
       throw new UsageError(`session ${sessionId} has no call ${JSON.stringify(callId)} (tokentap show ${sessionId} lists them)`);

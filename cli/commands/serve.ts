@@ -4,6 +4,7 @@ import { backendSpecs } from '../../gateway/config/backend-specs.js';
 import { CONFIG_KEYS, loadConfig, REPEATABLE_FLAGS, toFlagName } from '../load-config.js';
 import { UsageError } from '../usage-error.js';
 import { assertModelDir } from '../assert-model-dir.js';
+import { redactPostgresUrl } from '../../store/index.js';
 import { listenOrExplain } from '../listen-or-explain.js';
 import { formatServeHelp } from '../serve-help.js';
 
@@ -63,7 +64,7 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
     {
       url,
       backends: backendSpecs(config).map((spec) => `${spec.id}=${spec.url}`),
-      db: config.db,
+      db: redactPostgresUrl(config.db),
       rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1`,
     },
     `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`,

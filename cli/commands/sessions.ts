@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { isTokentapError } from '../../core/errors/tokentap-error.js';
-import { openStore } from '../../store/index.js';
+import { isPostgresUrl, openStore, redactPostgresUrl } from '../../store/index.js';
 import { formatTable } from '../format-table.js';
 import { UsageError } from '../usage-error.js';
 import { resolveStorePath, STORE_PATH_OPTIONS } from '../resolve-store-path.js';
@@ -15,7 +15,7 @@ export const SESSIONS_HELP = `Usage: tokentap sessions [--db FILE | --config FIL
 Lists recorded sessions, most recently active first: calls, tokens, call status counts, the rollout's
 status, group and current reward, and the last call's time. When more sessions match than are listed,
 says how many more.
-  --db FILE           database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --db FILE|URL       SQLite file or postgres:// URL (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE       config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
 ${SESSION_FILTER_HELP}  --limit N           at most N sessions (default ${DEFAULT_SESSIONS_LIMIT})
   --json              one JSON object per line instead of a table (the "more" note goes to stderr)
@@ -26,12 +26,12 @@ ${SESSION_FILTER_HELP}  --limit N           at most N sessions (default ${DEFAUL
  * written by an older tokentap (reading never migrates: `tokentap migrate` does, as `serve` does on start).
  */
 export function openStoreForReading(db: string): ReturnType<typeof openStore> {
-  if (!existsSync(db)) throw new UsageError(`no database at ${db} (give --db FILE)`);
+  if (!isPostgresUrl(db) && !existsSync(db)) throw new UsageError(`no database at ${db} (give --db FILE)`);
   try {
     return openStore({ path: db, readonly: true });
   } catch (error) {
     if (isTokentapError(error, 'STORE_SCHEMA_OUTDATED')) {
-      throw new UsageError(`${error.message}: run \`tokentap migrate --db ${db}\` (or start \`tokentap serve\` on it) first`);
+      throw new UsageError(`${error.message}: run \`tokentap migrate --db ${redactPostgresUrl(db)}\` (or start \`tokentap serve\` on it) first`);
     }
     throw error;
   }

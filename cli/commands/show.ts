@@ -20,7 +20,7 @@ sample (tokentap diagnose). With --call, one call in full: the request's message
 them (role, content, reasoning, tool calls and results), the reply as the harness received it in its own
 protocol (Anthropic content blocks, Responses output items, the OpenAI body; a stream as the non-streamed body
 of the same answer), token counts, flags and the error.
-  --db FILE     database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --db FILE|URL SQLite file or postgres:// URL (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --call N      the call with seq N in the session, or a call id (its first characters are enough)
   --full        with --call: every text in full (otherwise texts over ${FOLD_AT} characters are folded)

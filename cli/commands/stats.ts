@@ -10,7 +10,7 @@ export const STATS_HELP = `Usage: tokentap stats [--db FILE | --config FILE] [--
 The shape of the dataset an export with the same selection would write: samples and tokens, the length
 histogram, the reward and advantage distribution, statuses, faithfulness, chain breaks by kind, policy versions.
 
-  --db FILE            database (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
+  --db FILE|URL        SQLite file or postgres:// URL (default ./tokentap.db; also TOKENTAP_DB, or "db" in the config file)
   --config FILE        config file (YAML or JSON), as for tokentap serve (also TOKENTAP_CONFIG): its "db" is read
   --json               one JSON object instead of the table
 ${EXPORT_SELECTION_HELP}`;

@@ -31,7 +31,11 @@ export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?
     description: "session: a session's calls stay on one replica (its prefix cache); none: each call to the least busy, in turn",
   },
   backendKey: { value: 'KEY', description: "API key sent to the backend (the harness's own key is never forwarded)" },
-  db: { value: 'FILE', description: "SQLite database file, created if missing (its folder is not); ':memory:' keeps nothing" },
+  db: {
+    value: 'FILE|URL',
+    description:
+      "SQLite database file, created if missing (its folder is not); ':memory:' keeps nothing; or a postgres:// URL (gateways on many hosts sharing one store, docs/scale-out.md)",
+  },
   port: { value: 'N', description: 'port to listen on (0: any free port)' },
   host: { value: 'ADDRESS', description: 'address to bind (0.0.0.0: every interface; anything but loopback warns)' },
   allowedHosts: {

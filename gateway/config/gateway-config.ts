@@ -29,7 +29,7 @@ const gatewaySettings = z.strictObject({
   backendAffinity: z.enum(['session', 'none']).default('session'),
   /** API key tokentap sends to the backend; the harness's own key is never forwarded */
   backendKey: z.string().min(1).optional(),
-  /** SQLite database file; ':memory:' keeps nothing */
+  /** SQLite database file (':memory:' keeps nothing), or a postgres:// URL of a PostgreSQL database (docs/scale-out.md) */
   db: z.string().min(1).default('./tokentap.db'),
   /** port to listen on (0 picks a free one) */
   port: z.coerce.number().int().min(0).max(65535).default(4000),

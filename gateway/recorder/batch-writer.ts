@@ -1,4 +1,5 @@
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
+import { mayHaveEndedTransaction as mayEndTransaction } from '../../store/store-failure-kinds.js';
 import { elidePromptIdsFromStream } from './elide-prompt-ids.js';
 import { EndRetries, type EndRetriesOptions, type EndsReport, type UnwrittenEnd } from './end-retries.js';
 
@@ -90,12 +91,6 @@ export class BatchWriter {
       return error;
     }
   }
-}
-
-/** SQLite errors after which the transaction may have been rolled back (https://www.sqlite.org/lang_transaction.html). */
-function mayEndTransaction(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|BUSY|NOMEM)/.test(code);
 }
 
 /** The end of a call whose begin failed fails for the same reason, with the same code (`SQLITE_FULL`, ...). */

@@ -1,4 +1,5 @@
 import type { FinishCallInput, Store } from '../../store/types.js';
+import { isPassingStoreFailure as isPassing } from '../../store/store-failure-kinds.js';
 import { countTokens } from './count-tokens.js';
 
 /**
@@ -167,12 +168,6 @@ export class EndRetries {
 
 function emptyReport(): EndsReport {
   return { waiting: 0, recorded: 0, promptTokens: 0, completionTokens: 0, markedIncomplete: 0 };
-}
-
-/** Failures that pass once the disk has room or the lock is free (https://www.sqlite.org/rescode.html). */
-function isPassing(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|BUSY|LOCKED|NOMEM|READONLY|CANTOPEN|PROTOCOL)/.test(code);
 }
 
 /** The call has no row in progress: nothing is stuck. */

@@ -42,7 +42,9 @@ export function openPostgresStore(options: OpenStoreOptions): Store {
   } catch (error) {
     database.close();
     if (error instanceof PgError) {
-      throw new TokentapError('STORE_OPEN_FAILED', { message: `cannot open the PostgreSQL store at ${label}: ${error.message}`, cause: error });
+      // the URL is the user's: a server that is not there, a wrong password, a database never created
+      const code = error.connectionLost || /^(28...|3D000)$/.test(error.code ?? '') ? 'STORE_DATABASE_UNREACHABLE' : 'STORE_OPEN_FAILED';
+      throw new TokentapError(code, { message: `cannot open the PostgreSQL store at ${label}: ${error.message}`, cause: error });
     }
     throw error;
   }

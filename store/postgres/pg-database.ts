@@ -52,6 +52,8 @@ export class PgDatabase implements SqlDatabase {
   readonly #waitMs: number;
   #statements = 0;
   #depth = 0;
+  /** the connection failed inside the open transaction: nothing more may run in it (it is gone) until it ends */
+  #transactionLost = false;
   #closed = false;
 
   constructor(options: PgDatabaseOptions) {
@@ -103,8 +105,15 @@ export class PgDatabase implements SqlDatabase {
   /** Sends one request and waits for its answer; a database error is thrown as a PgError. */
   request(message: Exclude<ToPgHost, { kind: 'close' }>): { rows: unknown[]; rowCount: number } {
     if (this.#closed) throw new TokentapError('STORE_OPEN_FAILED', { message: 'the PostgreSQL connection is closed' });
+    // a statement after the loss would run on a new connection, outside the transaction its caller thinks it is in
+    if (this.#transactionLost) throw new PgError('the PostgreSQL connection was lost in this transaction', 'PG_CONNECTION_LOST', true);
     const answer = this.#roundTrip(message);
-    if (!answer.ok) throw new PgError(answer.error.message, answer.error.code, answer.error.connectionLost);
+    if (!answer.ok) {
+      const { message, code, connectionLost } = answer.error;
+      if (connectionLost && this.#depth > 0) this.#transactionLost = true;
+      // a connection that died without a code still needs one: the recorder tells passing failures by code alone
+      throw new PgError(message, code ?? (connectionLost ? 'PG_CONNECTION_LOST' : null), connectionLost);
+    }
     return answer;
   }
 
@@ -146,16 +155,18 @@ export class PgDatabase implements SqlDatabase {
       this.#depth = depth;
       this.#rollback(depth);
       throw error;
+    } finally {
+      if (depth === 0) this.#transactionLost = false;
     }
   }
 
   /** Undoes a failed (sub)transaction; on a lost connection there is nothing left to undo. */
   #rollback(depth: number): void {
+    if (this.#transactionLost) return;
     try {
       this.request({ kind: 'exec', text: depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT tt_${depth}; RELEASE SAVEPOINT tt_${depth}` });
     } catch (error) {
       if (!(error instanceof PgError && error.connectionLost)) throw error;
-      this.#depth = 0;
     }
   }
 }

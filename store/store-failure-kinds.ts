@@ -1,0 +1,40 @@
+/**
+ * What a failed store write means for the recorder, for both engines, read from the error's `code` alone (it crosses
+ * the recording thread's boundary as a string): SQLite result codes (https://www.sqlite.org/rescode.html), PostgreSQL
+ * SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html), Node's socket codes, and
+ * `PG_CONNECTION_LOST` (pg-database.ts: a connection that failed without a code).
+ */
+
+/** PostgreSQL or its connection is away: the server restarting, the network down, a timeout. */
+const PG_CONNECTION = /^(PG_CONNECTION_LOST|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|08...|57P0[1-3])$/;
+
+/**
+ * Failures that pass by themselves: a full disk given room, a lock freed, PostgreSQL back, a deadlock or serialization
+ * failure (40001, 40P01) run again, the server's resources (53xxx: disk full, too many connections).
+ *
+ * @example if (isPassingStoreFailure(error)) retries.hold(callId, result, error, 'retry');
+ */
+export function isPassingStoreFailure(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code === null) return false;
+  return (
+    /^SQLITE_(FULL|IOERR|BUSY|LOCKED|NOMEM|READONLY|CANTOPEN|PROTOCOL)/.test(code) || PG_CONNECTION.test(code) || /^(53...|40001|40P01)$/.test(code)
+  );
+}
+
+/**
+ * Failures after which the enclosing transaction may be gone (SQLite rolls back on a full disk or an I/O error;
+ * a lost PostgreSQL connection takes its transaction with it): writing on would commit each later write alone.
+ *
+ * @example if (mayHaveEndedTransaction(error)) aborted = error;
+ */
+export function mayHaveEndedTransaction(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code === null) return false;
+  return /^SQLITE_(FULL|IOERR|BUSY|NOMEM)/.test(code) || PG_CONNECTION.test(code) || /^(25P02|40001|40P01|53...)$/.test(code);
+}
+
+function codeOf(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : null;
+}
