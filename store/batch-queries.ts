@@ -1,4 +1,4 @@
-import { ignoreConflicts, jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
+import { ignoreConflicts, jsonArrayElements, typed, type SqlDatabase } from './sql/sql-database.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { wellFormedText } from './well-formed-text.js';
 import type { BatchAckRow, ServableGroupsQuery } from './types.js';
@@ -48,9 +48,9 @@ export function createBatchQueries(database: SqlDatabase): BatchQueries {
         AND (@filtered = 0 OR EXISTS (
           SELECT 1 FROM sessions
            WHERE sessions.group_id = groups.id
-             AND (@since IS NULL OR sessions.created_at >= @since)
-             AND (@until IS NULL OR sessions.created_at < @until)
-             AND (@split IS NULL OR sessions.split = @split)
+             AND (${typed(database, '@since', 'double precision')} IS NULL OR sessions.created_at >= @since)
+             AND (${typed(database, '@until', 'double precision')} IS NULL OR sessions.created_at < @until)
+             AND (${typed(database, '@split', 'text')} IS NULL OR sessions.split = @split)
              AND @tagCount = (SELECT count(*) FROM ${jsonArrayElements(database, "coalesce(sessions.tags, '[]')", 'tag')}
                                WHERE tag.value IN (SELECT wanted.value FROM ${jsonArrayElements(database, '@tags', 'wanted')}))))
       ORDER BY groups.completed_at, groups.id

@@ -1,4 +1,4 @@
-import { dialectOf, jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
+import { dialectOf, jsonArrayElements, typed, type SqlDatabase } from './sql/sql-database.js';
 import type { ExportUnitRow, ExportUnitsFilter, ExportUnitsQuery, PolicyVersionRow } from './types.js';
 
 export interface ExportQueries {
@@ -24,11 +24,12 @@ interface FilterParameters {
  */
 function sessionMatches(database: SqlDatabase, alias: string): string {
   const elements = (expression: string, name: string): string => jsonArrayElements(database, expression, name);
-  return `(@since IS NULL OR ${alias}.created_at >= @since)
-      AND (@until IS NULL OR ${alias}.created_at < @until)
-      AND (@split IS NULL OR ${alias}.split = @split)
-      AND (@sessionIds IS NULL OR ${alias}.id IN (SELECT listed.value FROM ${elements('@sessionIds', 'listed')}))
-      AND (@groupIds IS NULL OR ${alias}.group_id IN (SELECT listed.value FROM ${elements('@groupIds', 'listed')}))
+  const number = (parameter: string): string => typed(database, parameter, 'double precision');
+  return `(${number('@since')} IS NULL OR ${alias}.created_at >= @since)
+      AND (${number('@until')} IS NULL OR ${alias}.created_at < @until)
+      AND (${typed(database, '@split', 'text')} IS NULL OR ${alias}.split = @split)
+      AND (${typed(database, '@sessionIds', 'text')} IS NULL OR ${alias}.id IN (SELECT listed.value FROM ${elements('@sessionIds', 'listed')}))
+      AND (${typed(database, '@groupIds', 'text')} IS NULL OR ${alias}.group_id IN (SELECT listed.value FROM ${elements('@groupIds', 'listed')}))
       AND @tagCount = (SELECT count(*) FROM ${elements(`coalesce(${alias}.tags, '[]')`, 'tag')}
                         WHERE tag.value IN (SELECT wanted.value FROM ${elements('@tags', 'wanted')}))`;
 }

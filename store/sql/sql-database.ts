@@ -109,3 +109,13 @@ export function prepareInsert<BindParameters extends unknown[]>(database: SqlDat
   const statement = database.prepare<BindParameters, { id: number }>(`${ignoreConflicts(database, source)} RETURNING id`);
   return (...params) => statement.get(...params)?.id ?? null;
 }
+
+/**
+ * A bound parameter with its type said, where PostgreSQL cannot infer one (`@since IS NULL` alone gives it none);
+ * SQLite takes the parameter as it is.
+ *
+ * @example `(${typed(database, '@since', 'double precision')} IS NULL OR created_at >= @since)`
+ */
+export function typed(database: SqlDatabase, parameter: string, type: string): string {
+  return dialectOf(database) === 'sqlite' ? parameter : `CAST(${parameter} AS ${type})`;
+}
