@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,15 @@ import type { SimReply } from '../../sim/render-reply-text.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { mistralModelFolder } from './mistral-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
-import { chatToolLoop, functionCalls, READ_FILE_TOOL, type ToolResult } from './tool-loop-drivers.js';
+import {
+  anthropicToolLoop,
+  chatToolLoop,
+  functionCalls,
+  READ_FILE_TOOL,
+  responsesToolLoop,
+  responseSaid,
+  type ToolResult,
+} from './tool-loop-drivers.js';
 
 const MODEL = 'mistralai/Mistral-7B-Instruct-v0.3';
 // what the simulated model means to say: two parallel calls after a sentence (in the one [TOOL_CALLS] list), one of
@@ -27,6 +36,7 @@ const REPLIES: SimReply[] = [
 ];
 // each turn's results, in call order; the second of the first turn is the tool error
 const TOOL_RESULTS = [['export function a() {}', 'Error: ENOENT: no such file or directory'], ['export const b = 1;']];
+const QUESTION = 'What do src/a.ts, src/missing.ts and src/b.ts export?';
 const RESULT: ToolResult = (turn, index) => ({ content: TOOL_RESULTS[turn]![index]!, isError: turn === 0 && index === 1 });
 
 let folder: { dir: string; remove: () => void };
@@ -52,6 +62,24 @@ async function start(replies: SimReply[] = REPLIES, dir = folder.dir): Promise<G
   return startGatewayWithSim({ script: orderedScript(replies), tokenizerDir: dir, modelName: MODEL }, { tokenFaithful: '*', modelDir: dir });
 }
 
+/**
+ * The session's three calls extend one another and export as one sample the verifier accepts; the last prompt answers
+ * the calls with the ids the client was given (`modelIds`: the nine characters the model's calls got, in call order).
+ */
+async function expectOneSample(session: string, dir: string, modelIds: string[]): Promise<void> {
+  const calls = setup!.gateway.store.listCalls(session);
+  expect(calls).toHaveLength(3);
+  expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend']);
+  expectPromptChain(calls);
+  // each turn ended with </s> (128001 in the test tokenizer), kept in the completion ids
+  expect(calls.map((call) => call.completionTokenIds?.at(-1))).toEqual([128001, 128001, 128001]);
+  const samples = reconstructSession(setup!.gateway.store, session, { strategy: 'merge' });
+  expect(samples.map((sample) => verifySample(sample, calls))).toEqual([{ ok: true }]);
+  // the template writes each tool result's call_id (its last nine characters) into [TOOL_RESULTS]
+  const lastPrompt = (await loadHfTokenizer(dir)).decode([...calls[2]!.promptTokenIds!]);
+  expect([...lastPrompt.matchAll(/"call_id": "([^"]*)"/g)].map((match) => match[1])).toEqual(modelIds);
+}
+
 for (const parser of ['mistral', 'mistral-v11'] as const) {
   const dir = (): string => (parser === 'mistral' ? folder : v11Folder).dir;
   describe(`a Mistral token-faithful session (family mistral, detected from a tokenizer folder built for the test), ${parser}`, () => {
@@ -65,12 +93,7 @@ for (const parser of ['mistral', 'mistral-v11'] as const) {
       it(`Chat Completions (${stream ? 'streamed' : 'not streamed'}): parallel tool calls, a tool error, an answer; one sample`, async () => {
         setup = await start(REPLIES, dir());
         const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'x', maxRetries: 0 });
-        const { answers, finishes } = await chatToolLoop(client, MODEL, {
-          question: 'What do src/a.ts, src/missing.ts and src/b.ts export?',
-          turns: 3,
-          stream,
-          result: RESULT,
-        });
+        const { answers, finishes } = await chatToolLoop(client, MODEL, { question: QUESTION, turns: 3, stream, result: RESULT });
         expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop']);
         expect(answers.map(functionCalls)).toEqual([
           [
@@ -81,19 +104,52 @@ for (const parser of ['mistral', 'mistral-v11'] as const) {
           null,
         ]);
         // Mistral's ids: nine letters and digits, as vLLM makes them (the template takes only such ids back)
-        for (const answer of answers) for (const call of answer.tool_calls ?? []) expect(call.id).toMatch(/^[A-Za-z0-9]{9}$/);
+        const ids = answers.flatMap((answer) => (answer.tool_calls ?? []).map((call) => call.id));
+        for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{9}$/);
         expect(answers.map((answer) => answer.content ?? null)).toEqual(['Reading both.', null, REPLIES[2]!.content]);
-
-        const stored = setup.gateway.store.listCalls('chat');
-        expect(stored).toHaveLength(3);
-        expect(stored.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend']);
-        expectPromptChain(stored);
-        // each turn ended with </s> (128001 in the test tokenizer), kept in the completion ids
-        expect(stored.map((call) => call.completionTokenIds?.at(-1))).toEqual([128001, 128001, 128001]);
-        const samples = reconstructSession(setup.gateway.store, 'chat', { strategy: 'merge' });
-        expect(samples.map((sample) => verifySample(sample, stored))).toEqual([{ ok: true }]);
+        await expectOneSample('chat', dir(), ids);
         // the model wrote its tokenizer's syntax
         expect(setup.sim.log[0]!.text).toContain(parser === 'mistral' ? '[TOOL_CALLS] [{"name": "read_file"' : '[TOOL_CALLS]read_file[ARGS]{');
+      });
+
+      it(`Anthropic Messages (${stream ? 'streamed' : 'not streamed'}): parallel tool_use, an is_error result, text; one sample`, async () => {
+        setup = await start(REPLIES, dir());
+        const client = new Anthropic({ baseURL: `${setup.url}/s/anthropic`, apiKey: 'sk-ant-fake', maxRetries: 0 });
+        const answers = await anthropicToolLoop(client, { question: QUESTION, turns: 3, stream, result: RESULT });
+        expect(answers.map((message) => message.stop_reason)).toEqual(['tool_use', 'tool_use', 'end_turn']);
+        expect(answers[0]!.content).toEqual([
+          expect.objectContaining({ type: 'text', text: REPLIES[0]!.content }),
+          expect.objectContaining({ type: 'tool_use', name: 'read_file', input: { path: 'src/a.ts' } }),
+          expect.objectContaining({ type: 'tool_use', name: 'read_file', input: { path: 'src/missing.ts' } }),
+        ]);
+        expect(answers[1]!.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'read_file', input: { path: 'src/b.ts' } })]);
+        expect(answers[2]!.content).toEqual([expect.objectContaining({ type: 'text', text: REPLIES[2]!.content })]);
+        // the model's nine-character id after Anthropic's prefix; the template's [-9:] takes it back
+        const ids = answers.flatMap((answer) => answer.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])));
+        for (const id of ids) expect(id).toMatch(/^toolu_[A-Za-z0-9]{9}$/);
+        const modelIds = ids.map((id) => id.slice('toolu_'.length));
+        await expectOneSample('anthropic', dir(), modelIds);
+      });
+
+      it(`Responses (${stream ? 'streamed' : 'not streamed'}): parallel function calls, a tool error, a message; one sample`, async () => {
+        setup = await start(REPLIES, dir());
+        const client = new OpenAI({ baseURL: setup.openaiBase('responses'), apiKey: 'x', maxRetries: 0 });
+        const responses = await responsesToolLoop(client, MODEL, { question: QUESTION, turns: 3, stream, result: RESULT });
+        expect(responses.map(responseSaid)).toEqual([
+          {
+            calls: [
+              { name: 'read_file', arguments: '{"path": "src/a.ts"}' },
+              { name: 'read_file', arguments: '{"path": "src/missing.ts"}' },
+            ],
+            text: REPLIES[0]!.content,
+          },
+          { calls: [{ name: 'read_file', arguments: '{"path": "src/b.ts"}' }], text: null },
+          { calls: null, text: REPLIES[2]!.content },
+        ]);
+        // Mistral's ids: nine letters and digits, as vLLM makes them (the template takes only such ids back)
+        const ids = responses.flatMap((response) => response.output.flatMap((item) => (item.type === 'function_call' ? [item.call_id] : [])));
+        for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{9}$/);
+        await expectOneSample('responses', dir(), ids);
       });
     }
   });
