@@ -45,13 +45,23 @@ export function makeBenchStore(params: BenchStoreParams, directory = '.tmp'): st
   const partial = `${path}.partial`;
   rmSync(partial, { force: true });
   const store = openStore({ path: partial });
-  const random = createSeededRandom(params.sessions * 7919 + params.turns).next;
-  const system = randomIds(random, params.systemTokens);
-  for (let session = 0; session < params.sessions; session++) store.batch(() => writeSession(store, `bench-${session}`, system, params, random));
+  writeBenchSessions(store, params);
   store.close();
   renameSync(partial, path);
   for (const suffix of ['-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
   return path;
+}
+
+/**
+ * Writes the sessions of `params` into an open store of either engine, one transaction per session, from the same
+ * seed as makeBenchStore: two stores filled with the same params hold the same calls (bench/postgres.ts compares them).
+ *
+ * @example writeBenchSessions(openStore({ path: 'postgres://postgres@127.0.0.1:5432/bench' }), { ...DEFAULT_BENCH_STORE, sessions: 100 });
+ */
+export function writeBenchSessions(store: Store, params: BenchStoreParams): void {
+  const random = createSeededRandom(params.sessions * 7919 + params.turns).next;
+  const system = randomIds(random, params.systemTokens);
+  for (let session = 0; session < params.sessions; session++) store.batch(() => writeSession(store, `bench-${session}`, system, params, random));
 }
 
 interface SessionWriter {
