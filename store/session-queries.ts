@@ -42,16 +42,19 @@ const sessionColumns = (dialect: SqlDialect): string => `
 const SESSION_GROUP = `sessions.id, sessions.created_at, sessions.activity_at, sessions.metadata, sessions.status, sessions.origin,
   sessions.group_id`;
 
-/** SessionFilter on the row `sessions`; each test is off while its parameter is null. */
-const SESSION_MATCHES = `(@groupId IS NULL OR sessions.group_id = @groupId)
-  AND (@status IS NULL OR sessions.status = @status)
-  AND (@since IS NULL OR sessions.activity_at >= @since)
-  AND (@until IS NULL OR sessions.activity_at < @until)
-  AND (@hasReward IS NULL OR (${SESSION_REWARD} IS NOT NULL) = @hasReward)
-  AND (@minReward IS NULL OR ${SESSION_REWARD} >= @minReward)
-  AND (@maxReward IS NULL OR ${SESSION_REWARD} <= @maxReward)
-  AND (@frontDoor IS NULL OR EXISTS (SELECT 1 FROM calls AS call WHERE call.session_id = sessions.id AND call.front_door = @frontDoor))
-  AND (@model IS NULL OR EXISTS (SELECT 1 FROM calls AS call
+/**
+ * SessionFilter on the row `sessions`; each test is off while its parameter is null. The casts name each
+ * parameter's type where nothing else does: PostgreSQL cannot type a bare `$1 IS NULL` (SQLite ignores them).
+ */
+const SESSION_MATCHES = `(CAST(@groupId AS TEXT) IS NULL OR sessions.group_id = @groupId)
+  AND (CAST(@status AS TEXT) IS NULL OR sessions.status = @status)
+  AND (CAST(@since AS DOUBLE PRECISION) IS NULL OR sessions.activity_at >= @since)
+  AND (CAST(@until AS DOUBLE PRECISION) IS NULL OR sessions.activity_at < @until)
+  AND (CAST(@hasReward AS BOOLEAN) IS NULL OR (${SESSION_REWARD} IS NOT NULL) = @hasReward)
+  AND (CAST(@minReward AS DOUBLE PRECISION) IS NULL OR ${SESSION_REWARD} >= @minReward)
+  AND (CAST(@maxReward AS DOUBLE PRECISION) IS NULL OR ${SESSION_REWARD} <= @maxReward)
+  AND (CAST(@frontDoor AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM calls AS call WHERE call.session_id = sessions.id AND call.front_door = @frontDoor))
+  AND (CAST(@model AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM calls AS call
         WHERE call.session_id = sessions.id AND (call.requested_model = @model OR call.backend_model = @model)))`;
 
 interface FilterParameters {

@@ -1,84 +1,129 @@
 import { statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/index.js';
-import { createTempWorkspace, recordCall, sampleBeginInput, type TempWorkspace } from './store-fixtures.js';
+import {
+  createTempWorkspace,
+  engineSuiteName,
+  engineUnavailable,
+  recordCall,
+  sampleBeginInput,
+  STORE_ENGINES,
+  type TempWorkspace,
+} from './store-fixtures.js';
 
-let workspace: TempWorkspace;
-beforeEach(() => {
-  workspace = createTempWorkspace();
-});
-afterEach(() => workspace.cleanup());
+for (const engine of STORE_ENGINES) {
+  describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: sessions and stats`, () => {
+    let workspace: TempWorkspace;
+    beforeEach(() => {
+      workspace = createTempWorkspace(engine);
+    });
+    afterEach(() => workspace.cleanup());
 
-describe('sessions and stats', () => {
-  it('listSessions gives per-session aggregates, most recently active first, with limit and offset', () => {
-    const store = workspace.open();
-    recordCall(store, { sessionId: 'old', startedAt: 100 }, { promptTokenIds: [1, 2], completionTokenIds: [3] });
-    recordCall(store, { sessionId: 'new', startedAt: 200 }, { promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5] });
-    recordCall(store, { sessionId: 'new', startedAt: 300 }, { status: 'aborted', promptTokenIds: [1], completionTokenIds: [] });
-    store.beginCall(sampleBeginInput({ sessionId: 'new', startedAt: 400 }));
-    recordCall(
-      store,
-      { sessionId: 'counted', startedAt: 150 },
-      {
-        tokenSource: 'none',
-        promptTokenIds: null,
-        completionTokenIds: null,
-        completionLogprobs: null,
-        usage: { promptTokens: 10, completionTokens: 20 },
-      },
-    );
-    expect(store.listSessions().map((session) => session.id)).toEqual(['new', 'counted', 'old']);
-    expect(store.listSessions({ limit: 1, offset: 0 })).toEqual([
-      expect.objectContaining({
-        id: 'new',
-        callCount: 3,
-        promptTokens: 4,
-        completionTokens: 2,
-        lastCallAt: 400,
-        statusCounts: { ok: 1, aborted: 1, in_progress: 1 },
-      }),
-    ]);
-    expect(store.listSessions({ limit: 5, offset: 1 })).toEqual([
-      expect.objectContaining({ id: 'counted', promptTokens: 10, completionTokens: 20, statusCounts: { ok: 1 } }),
-      expect.objectContaining({ id: 'old', callCount: 1, promptTokens: 2, completionTokens: 1, lastCallAt: 100 }),
-    ]);
+    it('listSessions gives per-session aggregates, most recently active first, with limit and offset', () => {
+      const store = workspace.open();
+      recordCall(store, { sessionId: 'old', startedAt: 100 }, { promptTokenIds: [1, 2], completionTokenIds: [3] });
+      recordCall(store, { sessionId: 'new', startedAt: 200 }, { promptTokenIds: [1, 2, 3], completionTokenIds: [4, 5] });
+      recordCall(store, { sessionId: 'new', startedAt: 300 }, { status: 'aborted', promptTokenIds: [1], completionTokenIds: [] });
+      store.beginCall(sampleBeginInput({ sessionId: 'new', startedAt: 400 }));
+      recordCall(
+        store,
+        { sessionId: 'counted', startedAt: 150 },
+        {
+          tokenSource: 'none',
+          promptTokenIds: null,
+          completionTokenIds: null,
+          completionLogprobs: null,
+          usage: { promptTokens: 10, completionTokens: 20 },
+        },
+      );
+      expect(store.listSessions().map((session) => session.id)).toEqual(['new', 'counted', 'old']);
+      expect(store.listSessions({ limit: 1, offset: 0 })).toEqual([
+        expect.objectContaining({
+          id: 'new',
+          callCount: 3,
+          promptTokens: 4,
+          completionTokens: 2,
+          lastCallAt: 400,
+          statusCounts: { ok: 1, aborted: 1, in_progress: 1 },
+        }),
+      ]);
+      expect(store.listSessions({ limit: 5, offset: 1 })).toEqual([
+        expect.objectContaining({ id: 'counted', promptTokens: 10, completionTokens: 20, statusCounts: { ok: 1 } }),
+        expect.objectContaining({ id: 'old', callCount: 1, promptTokens: 2, completionTokens: 1, lastCallAt: 100 }),
+      ]);
+    });
+
+    it('listSessions gives rollout status, group and current reward, and filters on them; countSessions counts the matches', () => {
+      const store = workspace.open();
+      store.createRollout({ sessionId: 'a', groupId: 'task-1', createdAt: 10 });
+      store.createRollout({ sessionId: 'b', groupId: 'task-1', createdAt: 20 });
+      store.createRollout({ sessionId: 'c', createdAt: 30 });
+      recordCall(store, { sessionId: 'a', startedAt: 100 });
+      recordCall(store, { sessionId: 'b', startedAt: 200, frontDoor: 'anthropic-messages', requestedModel: 'claude-x', backendModel: 'qwen' });
+      recordCall(store, { sessionId: 'c', startedAt: 300 });
+      store.addReward({ sessionId: 'a', value: 0, source: 'library', createdAt: 1 });
+      store.addReward({ sessionId: 'a', value: 1, source: 'library', createdAt: 2 });
+      store.addReward({ sessionId: 'b', value: 0.25, source: 'library', createdAt: 3 });
+      // a call's reward is not the session's
+      store.addReward({ sessionId: 'c', callId: store.listCalls('c')[0]!.id, value: 5, source: 'library', createdAt: 4 });
+      store.endSession('a', { status: 'completed', reason: 'explicit', endedAt: 400 });
+      expect(store.getSession('a')).toMatchObject({ status: 'completed', origin: 'api', groupId: 'task-1', reward: 1 });
+      expect(store.getSession('c')).toMatchObject({ status: 'open', groupId: null, reward: null });
+      const ids = (filter: Parameters<typeof store.listSessions>[0]): string[] => store.listSessions(filter).map((session) => session.id);
+      expect(ids({})).toEqual(['c', 'b', 'a']);
+      expect(ids({ groupId: 'task-1' })).toEqual(['b', 'a']);
+      expect(ids({ status: 'open' })).toEqual(['c', 'b']);
+      expect(ids({ hasReward: true })).toEqual(['b', 'a']);
+      expect(ids({ hasReward: false })).toEqual(['c']);
+      expect(ids({ minReward: 0.5 })).toEqual(['a']);
+      expect(ids({ maxReward: 0.5 })).toEqual(['b']);
+      expect(ids({ since: 200, until: 300 })).toEqual(['b']);
+      expect(ids({ frontDoor: 'anthropic-messages' })).toEqual(['b']);
+      expect(ids({ model: 'qwen' })).toEqual(['b']);
+      expect(ids({ model: 'claude-x' })).toEqual(['b']);
+      expect(ids({ groupId: 'task-1', limit: 1, offset: 1 })).toEqual(['a']);
+      expect(store.countSessions()).toBe(3);
+      expect(store.countSessions({ groupId: 'task-1', hasReward: true })).toBe(2);
+      expect(store.countSessions({ status: 'failed' })).toBe(0);
+    });
+
+    it('stats counts sessions and calls, and the bytes the store takes', () => {
+      const store = workspace.open();
+      recordCall(store, { sessionId: 'a' });
+      recordCall(store, { sessionId: 'b' });
+      recordCall(store, { sessionId: 'b' });
+      expect(store.stats()).toEqual({ sessions: 2, calls: 3, bytesOnDisk: expect.any(Number) });
+      expect(store.stats().bytesOnDisk).toBeGreaterThan(0);
+    });
+
+    it('closing and reopening the file keeps sessions, calls, token ids and bodies', () => {
+      const first = workspace.open();
+      first.ensureSession('kept', { harness: 'qwen-code' });
+      const callIds = [1, 2, 3].map((turn) =>
+        recordCall(first, { sessionId: 'kept', startedAt: turn }, { promptTokenIds: Array.from({ length: turn * 10 }, (_, id) => id) }),
+      );
+      const pending = first.beginCall(sampleBeginInput({ sessionId: 'kept', startedAt: 4 })).callId;
+      const before = { sessions: first.listSessions(), calls: first.listCalls('kept'), bodies: callIds.map((id) => first.getCallBodies(id)) };
+      first.close();
+      const second = workspace.open();
+      expect(second.listSessions()).toEqual(before.sessions);
+      expect(second.listCalls('kept')).toEqual(before.calls);
+      expect(callIds.map((id) => second.getCallBodies(id))).toEqual(before.bodies);
+      expect(second.getCall(pending)?.status).toBe('in_progress');
+      expect(second.integrityCheck()).toBe('ok');
+    });
   });
+}
 
-  it('listSessions gives rollout status, group and current reward, and filters on them; countSessions counts the matches', () => {
-    const store = workspace.open();
-    store.createRollout({ sessionId: 'a', groupId: 'task-1', createdAt: 10 });
-    store.createRollout({ sessionId: 'b', groupId: 'task-1', createdAt: 20 });
-    store.createRollout({ sessionId: 'c', createdAt: 30 });
-    recordCall(store, { sessionId: 'a', startedAt: 100 });
-    recordCall(store, { sessionId: 'b', startedAt: 200, frontDoor: 'anthropic-messages', requestedModel: 'claude-x', backendModel: 'qwen' });
-    recordCall(store, { sessionId: 'c', startedAt: 300 });
-    store.addReward({ sessionId: 'a', value: 0, source: 'library', createdAt: 1 });
-    store.addReward({ sessionId: 'a', value: 1, source: 'library', createdAt: 2 });
-    store.addReward({ sessionId: 'b', value: 0.25, source: 'library', createdAt: 3 });
-    // a call's reward is not the session's
-    store.addReward({ sessionId: 'c', callId: store.listCalls('c')[0]!.id, value: 5, source: 'library', createdAt: 4 });
-    store.endSession('a', { status: 'completed', reason: 'explicit', endedAt: 400 });
-    expect(store.getSession('a')).toMatchObject({ status: 'completed', origin: 'api', groupId: 'task-1', reward: 1 });
-    expect(store.getSession('c')).toMatchObject({ status: 'open', groupId: null, reward: null });
-    const ids = (filter: Parameters<typeof store.listSessions>[0]): string[] => store.listSessions(filter).map((session) => session.id);
-    expect(ids({})).toEqual(['c', 'b', 'a']);
-    expect(ids({ groupId: 'task-1' })).toEqual(['b', 'a']);
-    expect(ids({ status: 'open' })).toEqual(['c', 'b']);
-    expect(ids({ hasReward: true })).toEqual(['b', 'a']);
-    expect(ids({ hasReward: false })).toEqual(['c']);
-    expect(ids({ minReward: 0.5 })).toEqual(['a']);
-    expect(ids({ maxReward: 0.5 })).toEqual(['b']);
-    expect(ids({ since: 200, until: 300 })).toEqual(['b']);
-    expect(ids({ frontDoor: 'anthropic-messages' })).toEqual(['b']);
-    expect(ids({ model: 'qwen' })).toEqual(['b']);
-    expect(ids({ model: 'claude-x' })).toEqual(['b']);
-    expect(ids({ groupId: 'task-1', limit: 1, offset: 1 })).toEqual(['a']);
-    expect(store.countSessions()).toBe(3);
-    expect(store.countSessions({ groupId: 'task-1', hasReward: true })).toBe(2);
-    expect(store.countSessions({ status: 'failed' })).toBe(0);
+// SQLite only: the size of the file and its WAL, and a database in memory, are SQLite's own
+describe('sqlite: file sizes and in-memory stores', () => {
+  let workspace: TempWorkspace;
+  beforeEach(() => {
+    workspace = createTempWorkspace('sqlite');
   });
+  afterEach(() => workspace.cleanup());
 
-  it('stats counts sessions and calls and reports the main file plus WAL bytes', () => {
+  it('stats reports the main file plus WAL bytes', () => {
     const store = workspace.open();
     recordCall(store, { sessionId: 'a' });
     recordCall(store, { sessionId: 'b' });
@@ -100,22 +145,5 @@ describe('sessions and stats', () => {
     } finally {
       store.close();
     }
-  });
-
-  it('closing and reopening the file keeps sessions, calls, token ids and bodies', () => {
-    const first = workspace.open();
-    first.ensureSession('kept', { harness: 'qwen-code' });
-    const callIds = [1, 2, 3].map((turn) =>
-      recordCall(first, { sessionId: 'kept', startedAt: turn }, { promptTokenIds: Array.from({ length: turn * 10 }, (_, id) => id) }),
-    );
-    const pending = first.beginCall(sampleBeginInput({ sessionId: 'kept', startedAt: 4 })).callId;
-    const before = { sessions: first.listSessions(), calls: first.listCalls('kept'), bodies: callIds.map((id) => first.getCallBodies(id)) };
-    first.close();
-    const second = workspace.open();
-    expect(second.listSessions()).toEqual(before.sessions);
-    expect(second.listCalls('kept')).toEqual(before.calls);
-    expect(callIds.map((id) => second.getCallBodies(id))).toEqual(before.bodies);
-    expect(second.getCall(pending)?.status).toBe('in_progress');
-    expect(second.integrityCheck()).toBe('ok');
   });
 });

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isStoreError, openStore } from '../../store/index.js';
+import { readSchemaVersion } from '../../store/migrations/apply-migrations.js';
+import { readPgSchemaVersion } from '../../store/postgres/apply-pg-migrations.js';
 import { PgDatabase } from '../../store/postgres/pg-database.js';
 import type { SqlDatabase } from '../../store/sql/sql-database.js';
 import {
@@ -86,6 +88,15 @@ export function createTempWorkspace(engine: StoreEngineName = 'sqlite', options:
       else if (engine === 'postgres') dropTestDatabase(databasePath);
     },
   };
+}
+
+/** The schema version the workspace's database records (0: never migrated): SQLite's user_version, PostgreSQL's tokentap_schema. */
+export function schemaVersionOf(workspace: TempWorkspace): number {
+  return workspace.inspect((database) => {
+    if (workspace.engine === 'sqlite') return readSchemaVersion(database as Database.Database);
+    const table = database.prepare<[], { present: boolean }>(`SELECT to_regclass('tokentap_schema') IS NOT NULL AS present`).get();
+    return table?.present === true ? readPgSchemaVersion(database as PgDatabase) : 0;
+  });
 }
 
 export function sampleBeginInput(overrides: Partial<BeginCallInput> = {}): BeginCallInput {
