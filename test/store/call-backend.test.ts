@@ -2,39 +2,59 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../store/migrations/migrations.js';
-import { createTempWorkspace, recordCall, sampleBeginInput, sampleFinishInput, type TempWorkspace } from './store-fixtures.js';
-
-let workspace: TempWorkspace;
-beforeEach(() => {
-  workspace = createTempWorkspace();
-});
-afterEach(() => workspace.cleanup());
+import {
+  createTempWorkspace,
+  engineSuiteName,
+  engineUnavailable,
+  recordCall,
+  sampleBeginInput,
+  sampleFinishInput,
+  STORE_ENGINES,
+  type TempWorkspace,
+} from './store-fixtures.js';
 
 // issue 15: the replica that served each call and the backend's weight version are recorded on the call
-describe('the backend replica and weight version of a call', () => {
-  it('keep the replica named at begin when the finish names none, and no weight version when none came', () => {
-    const store = workspace.open();
-    const callId = recordCall(store, { backendId: 'vllm-1' });
-    expect(store.getCall(callId)).toMatchObject({ backendId: 'vllm-1', weightVersion: null });
-    const nulled = recordCall(store, { backendId: 'vllm-1' }, { backendId: null, weightVersion: null });
-    expect(store.getCall(nulled)).toMatchObject({ backendId: 'vllm-1', weightVersion: null });
-  });
+for (const engine of STORE_ENGINES) {
+  describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: the backend replica and weight version of a call`, () => {
+    let workspace: TempWorkspace;
+    beforeEach(() => {
+      workspace = createTempWorkspace(engine);
+    });
+    afterEach(() => workspace.cleanup());
 
-  it("take a failover's replica from the finish, and the weight version it reported, read singly and by session", () => {
-    const store = workspace.open();
-    const { callId } = store.beginCall(sampleBeginInput({ backendId: 'sglang-0', policyVersion: 'step-12' }));
-    expect(store.getCall(callId)).toMatchObject({ status: 'in_progress', backendId: 'sglang-0', weightVersion: null });
-    store.finishCall(callId, sampleFinishInput({ backendId: 'sglang-2', weightVersion: 'step-11', flags: ['weight_version_mismatch'] }));
-    const expected = { backendId: 'sglang-2', weightVersion: 'step-11', policyVersion: 'step-12', flags: ['weight_version_mismatch'] };
-    expect(store.getCall(callId)).toMatchObject(expected);
-    expect(store.listCalls('session-a')).toMatchObject([expected]);
-  });
+    it('keep the replica named at begin when the finish names none, and no weight version when none came', () => {
+      const store = workspace.open();
+      const callId = recordCall(store, { backendId: 'vllm-1' });
+      expect(store.getCall(callId)).toMatchObject({ backendId: 'vllm-1', weightVersion: null });
+      const nulled = recordCall(store, { backendId: 'vllm-1' }, { backendId: null, weightVersion: null });
+      expect(store.getCall(nulled)).toMatchObject({ backendId: 'vllm-1', weightVersion: null });
+    });
 
-  it('are stored as valid Unicode: a lone surrogate a backend sent becomes U+FFFD', () => {
-    const store = workspace.open();
-    const callId = recordCall(store, { backendId: 'r-\ud800' }, { weightVersion: 'step-\udc80' });
-    expect(store.getCall(callId)).toMatchObject({ backendId: 'r-\ufffd', weightVersion: 'step-\ufffd' });
+    it("take a failover's replica from the finish, and the weight version it reported, read singly and by session", () => {
+      const store = workspace.open();
+      const { callId } = store.beginCall(sampleBeginInput({ backendId: 'sglang-0', policyVersion: 'step-12' }));
+      expect(store.getCall(callId)).toMatchObject({ status: 'in_progress', backendId: 'sglang-0', weightVersion: null });
+      store.finishCall(callId, sampleFinishInput({ backendId: 'sglang-2', weightVersion: 'step-11', flags: ['weight_version_mismatch'] }));
+      const expected = { backendId: 'sglang-2', weightVersion: 'step-11', policyVersion: 'step-12', flags: ['weight_version_mismatch'] };
+      expect(store.getCall(callId)).toMatchObject(expected);
+      expect(store.listCalls('session-a')).toMatchObject([expected]);
+    });
+
+    it('are stored as valid Unicode: a lone surrogate a backend sent becomes U+FFFD', () => {
+      const store = workspace.open();
+      const callId = recordCall(store, { backendId: 'r-\ud800' }, { weightVersion: 'step-\udc80' });
+      expect(store.getCall(callId)).toMatchObject({ backendId: 'r-\ufffd', weightVersion: 'step-\ufffd' });
+    });
   });
+}
+
+// SQLite only: PostgreSQL's schema starts at version 6 (store/postgres/migrations), it has no schema 5 to upgrade
+describe('sqlite: a store of schema 5 (before the backend columns)', () => {
+  let workspace: TempWorkspace;
+  beforeEach(() => {
+    workspace = createTempWorkspace('sqlite');
+  });
+  afterEach(() => workspace.cleanup());
 
   it('a database of schema 5 migrates: its calls read back with neither, and new calls record both', () => {
     const before = new Database(workspace.databasePath);

@@ -2,14 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTempWorkspace, type TempWorkspace } from './store-fixtures.js';
+import { createTempWorkspace, engineSuiteName, engineUnavailable, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
 import { transpileStore } from './transpile-store.js';
-
-let workspace: TempWorkspace;
-beforeEach(() => {
-  workspace = createTempWorkspace();
-});
-afterEach(() => workspace.cleanup());
 
 /** Writes `count` finished calls, begins one more, then dies by SIGKILL without closing anything. */
 const CHILD_SCRIPT = `
@@ -37,31 +31,39 @@ begin(count);
 process.kill(process.pid, 'SIGKILL');
 `;
 
-describe('durability', () => {
-  it('every call committed before a SIGKILL is there after reopening, and the file passes integrity_check', () => {
-    transpileStore(workspace.dir);
-    const scriptPath = join(workspace.dir, 'kill-after-writes.mjs');
-    writeFileSync(scriptPath, CHILD_SCRIPT);
-    const committed = 25;
-
-    const child = spawnSync(process.execPath, [scriptPath, workspace.databasePath, String(committed)], { encoding: 'utf8' });
-    expect(child.stderr).toBe('');
-    expect(child.signal).toBe('SIGKILL');
-    // The commits live in the WAL, never checkpointed into the main file: reopening must recover them.
-    expect(statSync(`${workspace.databasePath}-wal`).size).toBeGreaterThan(0);
-
-    const store = workspace.open();
-    expect(store.integrityCheck()).toBe('ok');
-    const calls = store.listCalls('killed');
-    expect(calls.map((call) => [call.seq, call.status])).toEqual([
-      ...Array.from({ length: committed }, (_, index) => [index + 1, 'ok']),
-      [committed + 1, 'in_progress'],
-    ]);
-    calls.slice(0, committed).forEach((call, index) => {
-      expect(Array.from(call.promptTokenIds ?? [])).toEqual(Array.from({ length: 10 + index * 3 }, (_, id) => id));
-      expect(Array.from(call.completionTokenIds ?? [])).toEqual([1000 + index, 1001 + index, 1002 + index]);
-      expect(store.getCallBodies(call.id)?.responseBody).toEqual({ index });
+for (const engine of STORE_ENGINES) {
+  describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: durability`, () => {
+    let workspace: TempWorkspace;
+    beforeEach(() => {
+      workspace = createTempWorkspace(engine);
     });
-    expect(store.recoverOrphanedCalls(() => false).calls).toBe(1);
+    afterEach(() => workspace.cleanup());
+
+    it('every call committed before a SIGKILL is there after reopening, and the store passes its integrity check', () => {
+      transpileStore(workspace.dir);
+      const scriptPath = join(workspace.dir, 'kill-after-writes.mjs');
+      writeFileSync(scriptPath, CHILD_SCRIPT);
+      const committed = 25;
+
+      const child = spawnSync(process.execPath, [scriptPath, workspace.databasePath, String(committed)], { encoding: 'utf8' });
+      expect(child.stderr).toBe('');
+      expect(child.signal).toBe('SIGKILL');
+      // SQLite: the commits live in the WAL, never checkpointed into the main file: reopening must recover them
+      if (engine === 'sqlite') expect(statSync(`${workspace.databasePath}-wal`).size).toBeGreaterThan(0);
+
+      const store = workspace.open();
+      expect(store.integrityCheck()).toBe('ok');
+      const calls = store.listCalls('killed');
+      expect(calls.map((call) => [call.seq, call.status])).toEqual([
+        ...Array.from({ length: committed }, (_, index) => [index + 1, 'ok']),
+        [committed + 1, 'in_progress'],
+      ]);
+      calls.slice(0, committed).forEach((call, index) => {
+        expect(Array.from(call.promptTokenIds ?? [])).toEqual(Array.from({ length: 10 + index * 3 }, (_, id) => id));
+        expect(Array.from(call.completionTokenIds ?? [])).toEqual([1000 + index, 1001 + index, 1002 + index]);
+        expect(store.getCallBodies(call.id)?.responseBody).toEqual({ index });
+      });
+      expect(store.recoverOrphanedCalls(() => false).calls).toBe(1);
+    });
   });
-});
+}

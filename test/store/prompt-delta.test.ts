@@ -4,13 +4,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../store/index.js';
 import { createPromptDelta } from '../../store/prompt-delta.js';
 import { SequenceCache } from '../../store/sequence-cache.js';
-import { createTempWorkspace, sampleBeginInput, sampleFinishInput, type TempWorkspace } from './store-fixtures.js';
-
-let workspace: TempWorkspace;
-beforeEach(() => {
-  workspace = createTempWorkspace();
-});
-afterEach(() => workspace.cleanup());
+import {
+  createTempWorkspace,
+  engineSuiteName,
+  engineUnavailable,
+  sampleBeginInput,
+  sampleFinishInput,
+  STORE_ENGINES,
+  type TempWorkspace,
+} from './store-fixtures.js';
 
 /** How a generated turn builds its prompt from an earlier call's base (its prompt, then its completion). */
 type PromptShape = 'extend' | 'cut' | 'identical' | 'empty' | 'fresh' | 'none';
@@ -109,143 +111,194 @@ interface LinkRow {
   tail: Buffer;
 }
 
-function readLinks(path: string): LinkRow[] {
-  const database = new Database(path, { readonly: true });
-  try {
-    return database
-      .prepare('SELECT id, prompt_parent_id AS parent, prompt_prefix_length AS prefix, prompt_tail AS tail FROM calls ORDER BY seq')
-      .all() as LinkRow[];
-  } finally {
-    database.close();
-  }
+function readLinks(workspace: TempWorkspace): LinkRow[] {
+  return workspace.inspect(
+    (database) =>
+      database
+        .prepare('SELECT id, prompt_parent_id AS parent, prompt_prefix_length AS prefix, prompt_tail AS tail FROM calls ORDER BY seq')
+        .all() as LinkRow[],
+  );
 }
 
-describe('prompt ids stored as deltas', () => {
-  it('a 200-turn session of random prompts sharing random prefixes reads back bit-identical, warm and cold', () => {
-    fc.assert(
-      fc.property(fc.array(turn, { minLength: 200, maxLength: 200 }), (turns) => {
-        workspace.cleanup();
-        workspace = createTempWorkspace();
-        const writer = workspace.open();
-        const written = writeSession(writer, turns);
-        expectReadBack(writer, written);
-        writer.close();
-        // A fresh process has no cached sequences: every prompt is rebuilt from the delta rows alone.
-        expectReadBack(workspace.open(), [...written].reverse());
-        const cold = workspace.open();
-        expectReadBack(cold, written, cold.listCalls('property'));
-      }),
-      // Shrinking 200-turn sessions can run for minutes; report the best counterexample found by then.
-      { numRuns: 8, interruptAfterTimeLimit: 20_000 },
-    );
-  });
+for (const engine of STORE_ENGINES) {
+  describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: prompt ids stored as deltas`, () => {
+    let workspace: TempWorkspace;
+    beforeEach(() => {
+      workspace = createTempWorkspace(engine);
+    });
+    afterEach(() => workspace.cleanup());
 
-  it('calls finished in random order (a parent may finish after its child began) read back bit-identical in bulk', () => {
-    fc.assert(
-      fc.property(fc.array(turn, { minLength: 40, maxLength: 40 }), fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), (turns, order) => {
-        workspace.cleanup();
-        workspace = createTempWorkspace();
-        const writer = workspace.open();
-        // every call begins first (seq in turn order), then they finish in a random order, each prompt built from
-        // what finished before it
-        const begun = turns.map((_, index) => writer.beginCall(sampleBeginInput({ sessionId: 'shuffled', startedAt: index })).callId);
-        const pending = begun.map((callId, index) => ({ callId, index }));
-        const finished: Array<Written & { index: number }> = [];
-        for (const pick of order) {
-          const [next] = pending.splice(pick % pending.length, 1);
-          if (next === undefined) break;
-          const spec = turns[next.index] as Turn;
-          const withPrompts = finished.filter((call) => call.prompt !== null);
-          const source = withPrompts.length === 0 ? null : (withPrompts[spec.earlier % withPrompts.length] ?? null);
-          const prompt = buildPrompt(spec, source?.prompt ?? null, source === null ? [] : [...(source.prompt ?? []), ...(source.completion ?? [])]);
-          writer.finishCall(
-            next.callId,
-            sampleFinishInput({
-              tokenSource: prompt === null ? 'none' : 'backend',
-              promptTokenIds: prompt,
-              completionTokenIds: spec.completion,
-              completionLogprobs: spec.completion?.map(() => -1) ?? null,
-            }),
-          );
-          finished.push({ callId: next.callId, prompt, completion: spec.completion, index: next.index });
-        }
-        writer.close();
-        const inSeqOrder = [...finished].sort((left, right) => left.index - right.index);
-        const cold = workspace.open();
-        expectReadBack(cold, inSeqOrder, cold.listCalls('shuffled'));
-        cold.close();
-      }),
-      { numRuns: 25, interruptAfterTimeLimit: 20_000 },
-    );
-  });
+    // Each PostgreSQL call write is a dozen round trips and two commits, several times SQLite's cost: it runs the
+    // same shapes, smaller (a long line of 200 turns, fewer random sessions), so the suite stays within CI's budget
+    const longTurns = engine === 'sqlite' ? 1_000 : 200;
+    const runs = engine === 'sqlite' ? { long: 8, shuffled: 25 } : { long: 2, shuffled: 6 };
 
-  it('a session read lays a growing line of calls end to end: each prompt shares memory with the call it extends', () => {
-    const written = writeGrowingSession(workspace.open(), 1_000);
-    const calls = workspace.open().listCalls('long');
-    expectReadBack(workspace.open(), written, calls);
-    // prompt k+1 = prompt k ++ completion k ++ one id: the same array, so comparing them compares memory with itself
-    let shared = 0;
-    for (let index = 1; index < calls.length; index++) {
-      const previous = calls[index - 1]?.completionTokenIds as Int32Array;
-      const prompt = calls[index]?.promptTokenIds as Int32Array;
-      if (prompt.buffer === previous.buffer && previous.byteOffset === prompt.byteOffset + (prompt.length - 1 - previous.length) * 4) shared++;
-    }
-    // only where the arena doubled does a call sit in a new array (about log2 of the session's ids)
-    expect(shared).toBeGreaterThan(calls.length - 20);
-    expect(new Set(calls.map((call) => call.promptTokenIds?.buffer)).size).toBeLessThan(20);
-  });
+    it('a 200-turn session of random prompts sharing random prefixes reads back bit-identical, warm and cold', () => {
+      fc.assert(
+        fc.property(fc.array(turn, { minLength: 200, maxLength: 200 }), (turns) => {
+          workspace.cleanup();
+          workspace = createTempWorkspace(engine);
+          const writer = workspace.open();
+          const written = writeSession(writer, turns);
+          expectReadBack(writer, written);
+          writer.close();
+          // A fresh process has no cached sequences: every prompt is rebuilt from the delta rows alone.
+          expectReadBack(workspace.open(), [...written].reverse());
+          const cold = workspace.open();
+          expectReadBack(cold, written, cold.listCalls('property'));
+        }),
+        // Shrinking 200-turn sessions can run for minutes; report the best counterexample found by then.
+        { numRuns: runs.long, interruptAfterTimeLimit: 20_000 },
+      );
+    });
 
-  it('a session read gives a call that leaves its parent midway its own array, and the parent keeps its ids', () => {
-    const store = workspace.open();
-    const first = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
-    store.finishCall(first, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [5, 6], completionLogprobs: [0, 0] }));
-    const next = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
-    store.finishCall(next, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4, 5, 6, 7], completionTokenIds: [8], completionLogprobs: [0] }));
-    const third = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
-    store.finishCall(third, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4, 5, 6, 7, 8, 9], completionTokenIds: [10], completionLogprobs: [0] }));
-    // a retry of the first turn with another reply, and a rewrite that leaves it inside the prompt
-    const retry = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
-    store.finishCall(retry, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [9, 9], completionLogprobs: [0, 0] }));
-    const rewrite = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
-    store.finishCall(rewrite, sampleFinishInput({ promptTokenIds: [1, 2, 30, 40], completionTokenIds: [50], completionLogprobs: [0] }));
-    store.close();
-    const calls = workspace.open().listCalls('fork');
-    expect(calls.map((call) => [Array.from(call.promptTokenIds ?? []), Array.from(call.completionTokenIds ?? [])])).toEqual([
-      [
-        [1, 2, 3, 4],
-        [5, 6],
-      ],
-      [[1, 2, 3, 4, 5, 6, 7], [8]],
-      [[1, 2, 3, 4, 5, 6, 7, 8, 9], [10]],
-      [
-        [1, 2, 3, 4],
-        [9, 9],
-      ],
-      [[1, 2, 30, 40], [50]],
-    ]);
-    // the first call's array is its own size; the second grows it (doubling), the third extends the second in place
-    const [one, two, three, retried, rewritten] = calls.map((call) => call.promptTokenIds?.buffer);
-    expect(three).toBe(two);
-    for (const fork of [retried, rewritten]) expect([one, two]).not.toContain(fork);
-    expect(retried).not.toBe(rewritten);
-  });
+    it('calls finished in random order (a parent may finish after its child began) read back bit-identical in bulk', () => {
+      fc.assert(
+        fc.property(fc.array(turn, { minLength: 40, maxLength: 40 }), fc.array(fc.nat(), { minLength: 40, maxLength: 40 }), (turns, order) => {
+          workspace.cleanup();
+          workspace = createTempWorkspace(engine);
+          const writer = workspace.open();
+          // every call begins first (seq in turn order), then they finish in a random order, each prompt built from
+          // what finished before it
+          const begun = turns.map((_, index) => writer.beginCall(sampleBeginInput({ sessionId: 'shuffled', startedAt: index })).callId);
+          const pending = begun.map((callId, index) => ({ callId, index }));
+          const finished: Array<Written & { index: number }> = [];
+          for (const pick of order) {
+            const [next] = pending.splice(pick % pending.length, 1);
+            if (next === undefined) break;
+            const spec = turns[next.index] as Turn;
+            const withPrompts = finished.filter((call) => call.prompt !== null);
+            const source = withPrompts.length === 0 ? null : (withPrompts[spec.earlier % withPrompts.length] ?? null);
+            const prompt = buildPrompt(spec, source?.prompt ?? null, source === null ? [] : [...(source.prompt ?? []), ...(source.completion ?? [])]);
+            writer.finishCall(
+              next.callId,
+              sampleFinishInput({
+                tokenSource: prompt === null ? 'none' : 'backend',
+                promptTokenIds: prompt,
+                completionTokenIds: spec.completion,
+                completionLogprobs: spec.completion?.map(() => -1) ?? null,
+              }),
+            );
+            finished.push({ callId: next.callId, prompt, completion: spec.completion, index: next.index });
+          }
+          writer.close();
+          const inSeqOrder = [...finished].sort((left, right) => left.index - right.index);
+          const cold = workspace.open();
+          expectReadBack(cold, inSeqOrder, cold.listCalls('shuffled'));
+          cold.close();
+        }),
+        { numRuns: runs.shuffled, interruptAfterTimeLimit: 20_000 },
+      );
+    });
 
-  it('a prompt extending the previous call stores only its new ids, so a 1,000-turn session costs linear space', () => {
-    const written = writeGrowingSession(workspace.open(), 1_000);
-    const rows = readLinks(workspace.databasePath);
-    expect(rows.map((row) => row.tail.length / 4)).toEqual([50, ...Array<number>(999).fill(1)]);
-    expect(rows.slice(1).every((row, index) => row.parent === rows[index]?.id)).toBe(true);
+    it('a session read lays a growing line of calls end to end: each prompt shares memory with the call it extends', () => {
+      const written = writeGrowingSession(workspace.open(), longTurns);
+      const calls = workspace.open().listCalls('long');
+      expectReadBack(workspace.open(), written, calls);
+      // prompt k+1 = prompt k ++ completion k ++ one id: the same array, so comparing them compares memory with itself
+      let shared = 0;
+      for (let index = 1; index < calls.length; index++) {
+        const previous = calls[index - 1]?.completionTokenIds as Int32Array;
+        const prompt = calls[index]?.promptTokenIds as Int32Array;
+        if (prompt.buffer === previous.buffer && previous.byteOffset === prompt.byteOffset + (prompt.length - 1 - previous.length) * 4) shared++;
+      }
+      // only where the arena doubled does a call sit in a new array (about log2 of the session's ids)
+      expect(shared).toBeGreaterThan(calls.length - 20);
+      expect(new Set(calls.map((call) => call.promptTokenIds?.buffer)).size).toBeLessThan(20);
+    });
 
-    // Cold reads walk the 999-deep chain in a loop: no recursion limit, each id copied once.
-    const last = written[written.length - 1] as Written;
-    expect(Array.from(workspace.open().getCall(last.callId)?.promptTokenIds ?? [])).toEqual(last.prompt);
-    const cold = workspace.open();
-    expectReadBack(cold, written, cold.listCalls('long'));
+    it('a session read gives a call that leaves its parent midway its own array, and the parent keeps its ids', () => {
+      const store = workspace.open();
+      const first = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+      store.finishCall(first, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [5, 6], completionLogprobs: [0, 0] }));
+      const next = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+      store.finishCall(next, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4, 5, 6, 7], completionTokenIds: [8], completionLogprobs: [0] }));
+      const third = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+      store.finishCall(third, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4, 5, 6, 7, 8, 9], completionTokenIds: [10], completionLogprobs: [0] }));
+      // a retry of the first turn with another reply, and a rewrite that leaves it inside the prompt
+      const retry = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+      store.finishCall(retry, sampleFinishInput({ promptTokenIds: [1, 2, 3, 4], completionTokenIds: [9, 9], completionLogprobs: [0, 0] }));
+      const rewrite = store.beginCall(sampleBeginInput({ sessionId: 'fork' })).callId;
+      store.finishCall(rewrite, sampleFinishInput({ promptTokenIds: [1, 2, 30, 40], completionTokenIds: [50], completionLogprobs: [0] }));
+      store.close();
+      const calls = workspace.open().listCalls('fork');
+      expect(calls.map((call) => [Array.from(call.promptTokenIds ?? []), Array.from(call.completionTokenIds ?? [])])).toEqual([
+        [
+          [1, 2, 3, 4],
+          [5, 6],
+        ],
+        [[1, 2, 3, 4, 5, 6, 7], [8]],
+        [[1, 2, 3, 4, 5, 6, 7, 8, 9], [10]],
+        [
+          [1, 2, 3, 4],
+          [9, 9],
+        ],
+        [[1, 2, 30, 40], [50]],
+      ]);
+      // the first call's array is its own size; the second grows it (doubling), the third extends the second in place
+      const [one, two, three, retried, rewritten] = calls.map((call) => call.promptTokenIds?.buffer);
+      expect(three).toBe(two);
+      for (const fork of [retried, rewritten]) expect([one, two]).not.toContain(fork);
+      expect(retried).not.toBe(rewritten);
+    });
+
+    it('a prompt extending the previous call stores only its new ids, so a long session costs linear space', () => {
+      const written = writeGrowingSession(workspace.open(), longTurns);
+      const rows = readLinks(workspace);
+      expect(rows.map((row) => row.tail.length / 4)).toEqual([50, ...Array<number>(longTurns - 1).fill(1)]);
+      expect(rows.slice(1).every((row, index) => row.parent === rows[index]?.id)).toBe(true);
+
+      // Cold reads walk the chain (999 deep on SQLite) in a loop: no recursion limit, each id copied once.
+      const last = written[written.length - 1] as Written;
+      expect(Array.from(workspace.open().getCall(last.callId)?.promptTokenIds ?? [])).toEqual(last.prompt);
+      const cold = workspace.open();
+      expectReadBack(cold, written, cold.listCalls('long'));
+    });
+
+    it('a retried identical prompt is stored as an empty tail pointing at the first try', () => {
+      const store = workspace.open();
+      const prompt = [5, 6, 7, 8];
+      const first = store.beginCall(sampleBeginInput()).callId;
+      store.finishCall(first, sampleFinishInput({ promptTokenIds: prompt }));
+      const retry = store.beginCall(sampleBeginInput()).callId;
+      store.finishCall(retry, sampleFinishInput({ promptTokenIds: prompt }));
+      store.close();
+      const row = workspace.inspect((database) =>
+        database
+          .prepare('SELECT prompt_parent_id AS parent, prompt_prefix_length AS prefix, length(prompt_tail) AS tail FROM calls WHERE id = ?')
+          .get(retry),
+      );
+      expect(row).toEqual({ parent: first, prefix: 4, tail: 0 });
+      expect(Array.from(workspace.open().getCall(retry)?.promptTokenIds ?? [])).toEqual(prompt);
+    });
+
+    it('prompts of other sessions are never used as parents', () => {
+      const store = workspace.open();
+      const prompt = [1, 2, 3, 4, 5];
+      store.finishCall(store.beginCall(sampleBeginInput({ sessionId: 'a' })).callId, sampleFinishInput({ promptTokenIds: prompt }));
+      const other = store.beginCall(sampleBeginInput({ sessionId: 'b' })).callId;
+      store.finishCall(other, sampleFinishInput({ promptTokenIds: prompt }));
+      store.close();
+      const row = workspace.inspect((database) =>
+        database.prepare('SELECT prompt_parent_id AS parent, length(prompt_tail) / 4 AS tail FROM calls WHERE id = ?').get(other),
+      );
+      expect(row).toEqual({ parent: null, tail: 5 });
+    });
   });
+}
+
+// SQLite only: it counts the row reads of the chain walker (prompt-chain.ts, the same code on both engines) through
+// better-sqlite3's statements; the walk's results are checked on both engines above
+describe('sqlite: the cost of a cold chain walk', () => {
+  let workspace: TempWorkspace;
+  beforeEach(() => {
+    workspace = createTempWorkspace('sqlite');
+  });
+  afterEach(() => workspace.cleanup());
 
   it('reading a 1,000-deep chain backwards from a cold cache reads a bounded number of rows per call', () => {
     const written = writeGrowingSession(workspace.open(), 1_000);
-    const links = readLinks(workspace.databasePath);
+    const links = readLinks(workspace);
     const database = new Database(workspace.databasePath, { readonly: true });
     let rowReads = 0;
     const prepare = database.prepare.bind(database);
@@ -267,35 +320,5 @@ describe('prompt ids stored as deltas', () => {
     database.close();
     // Without cached checkpoints this walk reads 1 + 2 + ... + 999 = 499,500 rows.
     expect(rowReads).toBeLessThan(links.length * 20);
-  });
-
-  it('a retried identical prompt is stored as an empty tail pointing at the first try', () => {
-    const store = workspace.open();
-    const prompt = [5, 6, 7, 8];
-    const first = store.beginCall(sampleBeginInput()).callId;
-    store.finishCall(first, sampleFinishInput({ promptTokenIds: prompt }));
-    const retry = store.beginCall(sampleBeginInput()).callId;
-    store.finishCall(retry, sampleFinishInput({ promptTokenIds: prompt }));
-    store.close();
-    const database = new Database(workspace.databasePath, { readonly: true });
-    const row = database
-      .prepare('SELECT prompt_parent_id AS parent, prompt_prefix_length AS prefix, length(prompt_tail) AS tail FROM calls WHERE id = ?')
-      .get(retry);
-    database.close();
-    expect(row).toEqual({ parent: first, prefix: 4, tail: 0 });
-    expect(Array.from(workspace.open().getCall(retry)?.promptTokenIds ?? [])).toEqual(prompt);
-  });
-
-  it('prompts of other sessions are never used as parents', () => {
-    const store = workspace.open();
-    const prompt = [1, 2, 3, 4, 5];
-    store.finishCall(store.beginCall(sampleBeginInput({ sessionId: 'a' })).callId, sampleFinishInput({ promptTokenIds: prompt }));
-    const other = store.beginCall(sampleBeginInput({ sessionId: 'b' })).callId;
-    store.finishCall(other, sampleFinishInput({ promptTokenIds: prompt }));
-    store.close();
-    const database = new Database(workspace.databasePath, { readonly: true });
-    const row = database.prepare('SELECT prompt_parent_id AS parent, length(prompt_tail) / 4 AS tail FROM calls WHERE id = ?').get(other);
-    database.close();
-    expect(row).toEqual({ parent: null, tail: 5 });
   });
 });
