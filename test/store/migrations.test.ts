@@ -1,41 +1,142 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_BUSY_TIMEOUT_MS, LATEST_SCHEMA_VERSION, isStoreError, openStore } from '../../store/index.js';
 import { configureConnection } from '../../store/configure-connection.js';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
+import type { Migration } from '../../store/migrations/migration.js';
 import { MIGRATIONS } from '../../store/migrations/migrations.js';
-import { createTempWorkspace, recordCall, type TempWorkspace } from './store-fixtures.js';
+import { applyPgMigrations } from '../../store/postgres/apply-pg-migrations.js';
+import { PG_MIGRATIONS } from '../../store/postgres/migrations/pg-migrations.js';
+import type { PgDatabase } from '../../store/postgres/pg-database.js';
+import type { SqlDatabase } from '../../store/sql/sql-database.js';
+import { outputLines, runStoreProcesses } from './run-store-processes.js';
+import {
+  createTempWorkspace,
+  engineSuiteName,
+  engineUnavailable,
+  recordCall,
+  schemaVersionOf,
+  STORE_ENGINES,
+  type TempWorkspace,
+} from './store-fixtures.js';
 
-let workspace: TempWorkspace;
-beforeEach(() => {
-  workspace = createTempWorkspace();
-});
-afterEach(() => workspace.cleanup());
-
-/** Opens the file with the bare driver to look at what the store left on disk. */
-function inspect<T>(path: string, look: (database: Database.Database) => T): T {
-  const database = new Database(path);
-  try {
-    return look(database);
-  } finally {
-    database.close();
-  }
+/** Runs the engine's own migration steps, plus `extra`, on a bare connection (what openStore does on a writable open). */
+function applyEngineMigrations(workspace: TempWorkspace, extra: Migration[] = []): number {
+  return workspace.inspect((database) =>
+    workspace.engine === 'sqlite'
+      ? applyMigrations(database as Database.Database, [...MIGRATIONS, ...extra])
+      : applyPgMigrations(database as PgDatabase, [...PG_MIGRATIONS, ...extra]),
+  );
 }
 
-describe('migrations', () => {
-  it('a new database is migrated to the latest schema version in user_version', () => {
-    workspace.open().close();
-    expect(LATEST_SCHEMA_VERSION).toBe(MIGRATIONS.length);
-    expect(inspect(workspace.databasePath, readSchemaVersion)).toBe(LATEST_SCHEMA_VERSION);
+/** Records a schema version in a database that holds no store, as a newer tokentap would have left it. */
+function recordSchemaVersion(workspace: TempWorkspace, version: number): void {
+  workspace.inspect((database: SqlDatabase) => {
+    if (workspace.engine === 'sqlite') (database as Database.Database).pragma(`user_version = ${version}`);
+    else database.exec(`CREATE TABLE tokentap_schema (version BIGINT NOT NULL); INSERT INTO tokentap_schema (version) VALUES (${version})`);
   });
+}
 
-  it('the database file is left in WAL journal mode', () => {
+function countTables(workspace: TempWorkspace): number {
+  const source =
+    workspace.engine === 'sqlite'
+      ? `SELECT count(*) AS count FROM sqlite_master WHERE type = 'table'`
+      : `SELECT count(*) AS count FROM pg_tables WHERE schemaname = current_schema()`;
+  return workspace.inspect((database) => (database.prepare<[], { count: number }>(source).get() as { count: number }).count);
+}
+
+for (const engine of STORE_ENGINES) {
+  describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: migrations`, () => {
+    let workspace: TempWorkspace;
+    beforeEach(() => {
+      // a database without the store's schema: these tests are of the migration itself
+      workspace = createTempWorkspace(engine, { schema: 'empty' });
+    });
+    afterEach(() => workspace.cleanup());
+
+    it('a new database is migrated to the latest schema version, the same number on both engines', () => {
+      workspace.open().close();
+      expect(LATEST_SCHEMA_VERSION).toBe(MIGRATIONS.length);
+      expect(schemaVersionOf(workspace)).toBe(LATEST_SCHEMA_VERSION);
+    });
+
+    it('reopening a migrated database keeps its data', () => {
+      const first = workspace.open();
+      const callId = recordCall(first);
+      first.close();
+      const second = workspace.open();
+      expect(second.getCall(callId)?.status).toBe('ok');
+    });
+
+    it('a failing migration rolls back every step of the run, version included', () => {
+      const broken = { version: LATEST_SCHEMA_VERSION + 1, name: 'broken', sql: 'CREATE TABLE oops (' };
+      expect(() => applyEngineMigrations(workspace, [broken])).toThrow();
+      expect(schemaVersionOf(workspace)).toBe(0);
+      expect(countTables(workspace)).toBe(0);
+      expect(applyEngineMigrations(workspace)).toBe(engine === 'sqlite' ? MIGRATIONS.length : PG_MIGRATIONS.length);
+      expect(applyEngineMigrations(workspace)).toBe(0);
+    });
+
+    it('opening a database with a newer schema version fails with STORE_SCHEMA_TOO_NEW and leaves it as it was', () => {
+      recordSchemaVersion(workspace, LATEST_SCHEMA_VERSION + 1);
+      let failure: unknown;
+      try {
+        openStore({ path: workspace.databasePath }).close();
+      } catch (error) {
+        failure = error;
+      }
+      expect(isStoreError(failure, 'STORE_SCHEMA_TOO_NEW')).toBe(true);
+      expect((failure as Error).message).toMatch(/newer|upgrade/);
+      expect(schemaVersionOf(workspace)).toBe(LATEST_SCHEMA_VERSION + 1);
+    });
+
+    it('gateways opening a new database at the same moment migrate it once, and each then records its calls', async () => {
+      const gateways = ['gw-a', 'gw-b', 'gw-c'];
+      const results = await runStoreProcesses(
+        workspace.dir,
+        `await ready();
+const opened = store.openStore({ path: args[0] });
+const { callId, seq } = opened.beginCall({ sessionId: args[1], frontDoor: 'openai-chat', path: '/v1/chat/completions',
+  requestedModel: 'm', backendModel: 'm', stream: false, samplingParams: {}, metadata: {}, startedAt: 1,
+  requestBody: {}, backendRequestBody: {}, policyVersion: null });
+opened.close();
+console.log(JSON.stringify({ callId, seq }));`,
+        gateways.map((gateway) => [workspace.databasePath, gateway]),
+      );
+      // a second run of the schema would fail its CREATE TABLE: every process opening cleanly is one migration
+      expect(results.map((result) => [result.code, result.stderr])).toEqual(gateways.map(() => [0, '']));
+      expect(schemaVersionOf(workspace)).toBe(LATEST_SCHEMA_VERSION);
+      const store = workspace.open();
+      results.forEach((result, index) => {
+        const [written] = outputLines<{ callId: string; seq: number }>(result);
+        expect(store.getCall(written?.callId as string)).toMatchObject({ sessionId: gateways[index], seq: 1 });
+      });
+    });
+  });
+}
+
+// SQLite only: the journal mode, the pragmas of a connection and sqlite_master are SQLite's own (PostgreSQL's
+// schema declares its foreign keys, which the server always enforces)
+describe('sqlite: migrations and connection settings', () => {
+  let workspace: TempWorkspace;
+  beforeEach(() => {
+    workspace = createTempWorkspace('sqlite');
+  });
+  afterEach(() => workspace.cleanup());
+
+  /** Opens the file with the bare driver to look at what the store left on disk. */
+  function inspect<T>(look: (database: Database.Database) => T): T {
+    return workspace.inspect((database) => look(database as Database.Database));
+  }
+
+  it('the version is kept in user_version, and the database file is left in WAL journal mode', () => {
     workspace.open().close();
-    expect(inspect(workspace.databasePath, (database) => database.pragma('journal_mode', { simple: true }))).toBe('wal');
+    expect(inspect(readSchemaVersion)).toBe(LATEST_SCHEMA_VERSION);
+    expect(inspect((database) => database.pragma('journal_mode', { simple: true }))).toBe('wal');
   });
 
   it('applying migrations twice runs them once and leaves the schema unchanged', () => {
-    inspect(workspace.databasePath, (database) => {
+    inspect((database) => {
       expect(applyMigrations(database)).toBe(MIGRATIONS.length);
       const schema = database.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all();
       expect(applyMigrations(database)).toBe(0);
@@ -44,40 +145,8 @@ describe('migrations', () => {
     });
   });
 
-  it('reopening a migrated database keeps its data', () => {
-    const first = workspace.open();
-    const callId = recordCall(first);
-    first.close();
-    const second = workspace.open();
-    expect(second.getCall(callId)?.status).toBe('ok');
-  });
-
-  it('a failing migration rolls back every step of the run, version included', () => {
-    const broken = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: 'broken', sql: 'CREATE TABLE oops (' }];
-    inspect(workspace.databasePath, (database) => {
-      expect(() => applyMigrations(database, broken)).toThrow();
-      expect(readSchemaVersion(database)).toBe(0);
-      expect(database.prepare(`SELECT count(*) AS count FROM sqlite_master WHERE type = 'table'`).get()).toEqual({ count: 0 });
-    });
-  });
-
-  it('opening a database with a newer schema version fails with STORE_SCHEMA_TOO_NEW', () => {
-    inspect(workspace.databasePath, (database) => database.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`));
-    let failure: unknown;
-    try {
-      openStore({ path: workspace.databasePath });
-    } catch (error) {
-      failure = error;
-    }
-    expect(isStoreError(failure, 'STORE_SCHEMA_TOO_NEW')).toBe(true);
-    expect((failure as Error).message).toMatch(/newer|upgrade/);
-    expect(inspect(workspace.databasePath, readSchemaVersion)).toBe(LATEST_SCHEMA_VERSION + 1);
-  });
-});
-
-describe('connection settings', () => {
   it('a writable connection gets WAL, synchronous NORMAL, foreign keys and a busy timeout', () => {
-    inspect(workspace.databasePath, (database) => {
+    inspect((database) => {
       configureConnection(database, { readonly: false });
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(database.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
@@ -87,7 +156,7 @@ describe('connection settings', () => {
   });
 
   it('foreign keys are enforced: a call cannot point at a session that does not exist', () => {
-    inspect(workspace.databasePath, (database) => {
+    inspect((database) => {
       configureConnection(database, { readonly: false });
       applyMigrations(database);
       const insert = database.prepare(

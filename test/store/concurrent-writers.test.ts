@@ -1,0 +1,84 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { outputLines, runStoreProcesses } from './run-store-processes.js';
+import { createTempWorkspace, engineSuiteName, engineUnavailable, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
+
+const WRITERS = 4;
+const CALLS_PER_WRITER = 15;
+
+/** What a writer process says it wrote, one line per call. */
+interface WrittenCall {
+  callId: string;
+  seq: number;
+  prompt: number[];
+  completion: number[];
+}
+
+/**
+ * One gateway's share of a session: each call's prompt is a system prompt every writer shares, then the writer's own
+ * growing line (its previous prompt, completion and a new id), so a prompt's delta parent may be another writer's call.
+ * Ids reach both ends of the Int32 range a token id may take.
+ */
+const WRITER_SCRIPT = `
+const [path, writerText, countText] = args;
+const writer = Number(writerText);
+const opened = store.openStore({ path });
+const shared = Array.from({ length: 40 }, (_, index) => index * 7);
+let line = [2147483647 - writer];
+await ready();
+for (let index = 0; index < Number(countText); index++) {
+  const prompt = [...shared, ...line];
+  const completion = [writer * 100000 + index, 0, 151645];
+  const { callId, seq } = opened.beginCall({
+    sessionId: 'shared', frontDoor: 'openai-chat', path: '/v1/chat/completions', requestedModel: 'm', backendModel: 'm',
+    stream: true, samplingParams: {}, metadata: { writer }, startedAt: index, policyVersion: null,
+    requestBody: { messages: [{ role: 'user', content: 'writer ' + writer + ' turn ' + index }] }, backendRequestBody: {},
+  });
+  opened.finishCall(callId, {
+    status: 'ok', tokenSource: 'backend', promptTokenIds: prompt, completionTokenIds: completion,
+    completionLogprobs: [-0.5, -1, -0.25], finishReason: 'stop', stopReason: null, responseBody: { writer, index },
+    responseStream: null, usage: null, error: null, httpStatus: 200, flags: [], timeToFirstTokenMs: 1, totalMs: 2, endedAt: index,
+  });
+  console.log(JSON.stringify({ callId, seq, prompt, completion }));
+  line = [...line, ...completion, writer * 1000 + index];
+}
+opened.close();
+`;
+
+for (const engine of STORE_ENGINES) {
+  describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: concurrent writers`, () => {
+    let workspace: TempWorkspace;
+    beforeEach(() => {
+      workspace = createTempWorkspace(engine);
+    });
+    afterEach(() => workspace.cleanup());
+
+    it('gateway processes writing calls of one session at once give each call its own seq, 1..N without a gap, and its ids back bit-identical', async () => {
+      workspace.open().close(); // SQLite: the file exists, migrated, before the writers race
+      const results = await runStoreProcesses(
+        workspace.dir,
+        WRITER_SCRIPT,
+        Array.from({ length: WRITERS }, (_, writer) => [workspace.databasePath, String(writer), String(CALLS_PER_WRITER)]),
+      );
+      expect(results.map((result) => [result.code, result.stderr])).toEqual(results.map(() => [0, '']));
+      const written = results.flatMap((result) => outputLines<WrittenCall>(result));
+      expect(written).toHaveLength(WRITERS * CALLS_PER_WRITER);
+      expect(written.map((call) => call.seq).sort((left, right) => left - right)).toEqual(
+        Array.from({ length: written.length }, (_, index) => index + 1),
+      );
+
+      const store = workspace.open({ readonly: true });
+      const bySeq = [...written].sort((left, right) => left.seq - right.seq);
+      const listed = store.listCalls('shared');
+      expect(listed.map((call) => [call.id, call.seq])).toEqual(bySeq.map((call) => [call.callId, call.seq]));
+      const ids = (call: { promptTokenIds: Int32Array | null; completionTokenIds: Int32Array | null } | null) => [
+        Array.from(call?.promptTokenIds ?? []),
+        Array.from(call?.completionTokenIds ?? []),
+      ];
+      expect(listed.map(ids)).toEqual(bySeq.map((call) => [call.prompt, call.completion]));
+      // one by one too, from a store that never saw the writes (no cached sequences: each prompt rebuilt from its delta)
+      const cold = workspace.open({ readonly: true });
+      expect(bySeq.map((call) => ids(cold.getCall(call.callId)))).toEqual(bySeq.map((call) => [call.prompt, call.completion]));
+      expect(store.getSession('shared')).toMatchObject({ callCount: WRITERS * CALLS_PER_WRITER, statusCounts: { ok: WRITERS * CALLS_PER_WRITER } });
+    });
+  });
+}
