@@ -8,6 +8,8 @@ export interface IdleSweeperOptions {
   timeoutMs: number;
   /** ends one idle session (as `aborted`, reason `idle-timeout`) */
   endIdle: (sessionId: string) => void;
+  /** a sweep on the timer could not read the store (PostgreSQL restarting): the next one tries again */
+  onError?: (error: unknown) => void;
 }
 
 export interface IdleSweeper {
@@ -43,7 +45,15 @@ export function startIdleSweeper(options: IdleSweeperOptions): IdleSweeper {
     }
   };
   // half the timeout between sweeps (a session ends at most 1.5 timeouts after its last call), within 10 ms..5 s
-  const timer = timeoutMs === 0 ? null : setInterval(sweep, Math.min(5_000, Math.max(10, Math.floor(timeoutMs / 2))));
+  // a timer's exception would end the gateway's process: a store away for a moment only skips that sweep
+  const sweepOnTimer = (): void => {
+    try {
+      sweep();
+    } catch (error) {
+      options.onError?.(error);
+    }
+  };
+  const timer = timeoutMs === 0 ? null : setInterval(sweepOnTimer, Math.min(5_000, Math.max(10, Math.floor(timeoutMs / 2))));
   timer?.unref();
   return {
     touch: (sessionId) => {

@@ -60,6 +60,7 @@ export class RolloutControl {
       gate: this.gate,
       timeoutMs: options.sessionIdleTimeoutMs,
       endIdle: (sessionId) => this.#endIdle(sessionId),
+      onError: (error) => this.#log.warn({ err: error }, 'the idle-session sweep could not read the store; the next sweep tries again'),
     });
   }
 
