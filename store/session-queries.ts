@@ -1,4 +1,4 @@
-import { dialectOf, sqlFor, type SqlDatabase, type SqlDialect } from './sql/sql-database.js';
+import { dialectOf, sqlFor, typed, type SqlDatabase, type SqlDialect } from './sql/sql-database.js';
 import type { CallStatus, SessionFilter, SessionOrigin, SessionRow, SessionStatus } from './types.js';
 
 interface SessionRecord {
@@ -42,20 +42,20 @@ const sessionColumns = (dialect: SqlDialect): string => `
 const SESSION_GROUP = `sessions.id, sessions.created_at, sessions.activity_at, sessions.metadata, sessions.status, sessions.origin,
   sessions.group_id`;
 
-/**
- * SessionFilter on the row `sessions`; each test is off while its parameter is null. The casts name each
- * parameter's type where nothing else does: PostgreSQL cannot type a bare `$1 IS NULL` (SQLite ignores them).
- */
-const SESSION_MATCHES = `(CAST(@groupId AS TEXT) IS NULL OR sessions.group_id = @groupId)
-  AND (CAST(@status AS TEXT) IS NULL OR sessions.status = @status)
-  AND (CAST(@since AS DOUBLE PRECISION) IS NULL OR sessions.activity_at >= @since)
-  AND (CAST(@until AS DOUBLE PRECISION) IS NULL OR sessions.activity_at < @until)
-  AND (CAST(@hasReward AS BOOLEAN) IS NULL OR (${SESSION_REWARD} IS NOT NULL) = @hasReward)
-  AND (CAST(@minReward AS DOUBLE PRECISION) IS NULL OR ${SESSION_REWARD} >= @minReward)
-  AND (CAST(@maxReward AS DOUBLE PRECISION) IS NULL OR ${SESSION_REWARD} <= @maxReward)
-  AND (CAST(@frontDoor AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM calls AS call WHERE call.session_id = sessions.id AND call.front_door = @frontDoor))
-  AND (CAST(@model AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM calls AS call
+/** SessionFilter on the row `sessions`; each test is off while its parameter is null (typed: PostgreSQL cannot type a bare `$1 IS NULL`). */
+const sessionMatches = (database: SqlDatabase): string => {
+  const isNull = (parameter: string, type: string): string => `${typed(database, parameter, type)} IS NULL`;
+  return `(${isNull('@groupId', 'text')} OR sessions.group_id = @groupId)
+  AND (${isNull('@status', 'text')} OR sessions.status = @status)
+  AND (${isNull('@since', 'double precision')} OR sessions.activity_at >= @since)
+  AND (${isNull('@until', 'double precision')} OR sessions.activity_at < @until)
+  AND (${isNull('@hasReward', 'boolean')} OR (${SESSION_REWARD} IS NOT NULL) = @hasReward)
+  AND (${isNull('@minReward', 'double precision')} OR ${SESSION_REWARD} >= @minReward)
+  AND (${isNull('@maxReward', 'double precision')} OR ${SESSION_REWARD} <= @maxReward)
+  AND (${isNull('@frontDoor', 'text')} OR EXISTS (SELECT 1 FROM calls AS call WHERE call.session_id = sessions.id AND call.front_door = @frontDoor))
+  AND (${isNull('@model', 'text')} OR EXISTS (SELECT 1 FROM calls AS call
         WHERE call.session_id = sessions.id AND (call.requested_model = @model OR call.backend_model = @model)))`;
+};
 
 interface FilterParameters {
   groupId: string | null;
@@ -90,6 +90,7 @@ export interface SessionQueries {
 export function createSessionQueries(database: SqlDatabase): SessionQueries {
   const dialect = dialectOf(database);
   const columns = sessionColumns(dialect);
+  const matches = sessionMatches(database);
   const insert = database.prepare<[string, number, number, string]>(
     sqlFor(database, {
       sqlite: `INSERT OR IGNORE INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, ?)`,
@@ -111,13 +112,13 @@ export function createSessionQueries(database: SqlDatabase): SessionQueries {
   const selectPage = database.prepare<FilterParameters & { limit: number; offset: number }, SessionRecord>(
     `SELECT ${columns}
        FROM (SELECT id, created_at, activity_at, metadata, status, origin, group_id FROM sessions
-              WHERE ${SESSION_MATCHES}
+              WHERE ${matches}
               ORDER BY activity_at DESC, id LIMIT @limit OFFSET @offset) AS sessions
        LEFT JOIN calls ON calls.session_id = sessions.id
       GROUP BY ${SESSION_GROUP}
       ORDER BY sessions.activity_at DESC, sessions.id`,
   );
-  const countMatching = database.prepare<FilterParameters, { count: number }>(`SELECT count(*) AS count FROM sessions WHERE ${SESSION_MATCHES}`);
+  const countMatching = database.prepare<FilterParameters, { count: number }>(`SELECT count(*) AS count FROM sessions WHERE ${matches}`);
 
   return {
     ensure: (sessionId, metadata, createdAt) => insert.run(sessionId, createdAt, createdAt, JSON.stringify(metadata)).changes === 1,
