@@ -14,7 +14,7 @@ Commands:
   stats         the shape of the dataset an export would write (lengths, rewards, drift)
   backends      a running gateway's backend replicas (state, load, token ids); drain and undrain one
   reward        store a reward for a recorded session (for verifiers that run after the rollouts)
-  migrate       bring a database written by an older tokentap to this version's schema
+  migrate       bring a database to this version's schema; --from FILE --to URL copies it into PostgreSQL
 
 Options:
   -v, --version   print tokentap's version
