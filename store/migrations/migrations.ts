@@ -4,6 +4,7 @@ import { batchesMigration } from './003-batches.js';
 import { chatRequestBodyMigration } from './004-chat-request-body.js';
 import { gatewayInstancesMigration } from './005-gateway-instances.js';
 import { callBackendMigration } from './006-call-backend.js';
+import { batchLeasesMigration } from './007-batch-leases.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = [
   chatRequestBodyMigration,
   gatewayInstancesMigration,
   callBackendMigration,
+  batchLeasesMigration,
 ];
 
 /** The schema version this tokentap writes and reads. */
