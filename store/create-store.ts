@@ -8,6 +8,7 @@ import { createGroupQueries } from './group-queries.js';
 import { createRolloutQueries } from './rollout-queries.js';
 import { createRewardQueries } from './reward-queries.js';
 import { createBatchQueries } from './batch-queries.js';
+import { createLeaseQueries } from './lease-queries.js';
 import { createExportQueries } from './export-queries.js';
 import { createInstanceQueries } from './instance-queries.js';
 import { createTokenFaithfulQueries } from './token-faithful-queries.js';
@@ -45,6 +46,7 @@ export function createStore(engine: StoreEngine): Store {
   const rollouts = createRolloutQueries(database, groups);
   const rewards = createRewardQueries(database);
   const batches = createBatchQueries(database);
+  const leases = createLeaseQueries(database);
   const exportQueries = createExportQueries(database);
   const instances = createInstanceQueries(database);
   const tokenFaithful = createTokenFaithfulQueries(database);
@@ -107,6 +109,11 @@ export function createStore(engine: StoreEngine): Store {
     listServableGroups: (query) => batches.listServableGroups(query),
     ackGroups: (batchId, groupIds, consumer, at) => whenWritable(() => batches.ackGroups(batchId, groupIds, consumer, at)),
     getBatchAck: (batchId) => batches.getBatchAck(batchId),
+    leaseBatch: (input) => whenWritable(() => leases.lease(input)),
+    getBatchLease: (batchId, at) => leases.get(batchId, at),
+    listLiveBatchLeases: (at) => leases.listLive(at),
+    releaseBatch: (batchId, at) => whenWritable(() => leases.release(batchId, at)),
+    acknowledgeBatch: (batchId, at) => whenWritable(() => leases.acknowledge(batchId, at)),
     listExportUnits: (query) => exportQueries.listUnits(query),
     countExportSessions: (filter) => exportQueries.countSessions(filter),
     listPolicyVersions: () => exportQueries.listPolicyVersions(),

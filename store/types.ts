@@ -281,6 +281,52 @@ export interface BatchAckRow {
   ackedAt: number;
 }
 
+/** The rollout-level filters of a pull: a group qualifies when one of its sessions matches them all. */
+export type ServableGroupsFilter = Omit<ServableGroupsQuery, 'limit' | 'excludeIds'>;
+
+/**
+ * A pull's lease, taken in one transaction (docs/export.md, "Online pull API"): between `minGroups` and `maxGroups`
+ * servable groups (complete, not acknowledged, in no live lease), oldest completion first, or none.
+ *
+ * @example store.leaseBatch({ batchId: randomUUID(), consumer: 'trainer-0', minGroups: 2, maxGroups: 8, leasedAt: now, expiresAt: now + 300_000 })
+ */
+export interface LeaseBatchInput {
+  batchId: string;
+  consumer: string;
+  minGroups: number;
+  maxGroups: number;
+  leasedAt: number;
+  /** the lease is live while the clock reads before this (ms since the epoch) */
+  expiresAt: number;
+  filters?: ServableGroupsFilter;
+}
+
+/**
+ * Where a lease stands at a given time: `live` until `expiresAt`, then `expired` (its groups back in the pool) unless
+ * it was `released` or `acknowledged` first.
+ */
+export type BatchLeaseState = 'live' | 'expired' | 'released' | 'acknowledged';
+
+/** @example store.getBatchLease('b-1', Date.now()) // { batchId: 'b-1', groupIds: ['task-1'], consumer: 'trainer-0', state: 'live', ... } */
+export interface BatchLeaseRow {
+  batchId: string;
+  /** the leased groups, in the order they were served */
+  groupIds: string[];
+  consumer: string;
+  leasedAt: number;
+  expiresAt: number;
+  state: BatchLeaseState;
+  /** when it was released or acknowledged (or found expired by an end); null while live or expired by time alone */
+  endedAt: number | null;
+}
+
+/** What ending a lease did: the lease as it stands now, and whether this call ended it. */
+export interface BatchLeaseEnd {
+  lease: BatchLeaseRow;
+  /** false when the lease had ended already (expired, released or acknowledged): nothing changed */
+  ended: boolean;
+}
+
 /**
  * The rollout-level filters the store can apply while listing export units (docs/export.md, "Selection and
  * filters"): a unit is listed when at least one of its sessions matches them all.
@@ -557,6 +603,22 @@ export interface Store {
   ackGroups(batchId: string, groupIds: readonly string[], consumer: string, at: number): number;
   /** what an acknowledged batch consumed, or null when no ack carries this batch id */
   getBatchAck(batchId: string): BatchAckRow | null;
+  /**
+   * Leases servable groups in one transaction, or answers null when fewer than `minGroups` (at least 1) are: on
+   * PostgreSQL two gateways leasing at once never take the same group. A group of an expired lease may be taken.
+   */
+  leaseBatch(input: LeaseBatchInput): BatchLeaseRow | null;
+  /** a lease as it stands at `at` (ms since the epoch), or null when no lease has this batch id */
+  getBatchLease(batchId: string, at: number): BatchLeaseRow | null;
+  /** the leases live at `at`, oldest first, whichever gateway made them */
+  listLiveBatchLeases(at: number): BatchLeaseRow[];
+  /** gives a live lease's groups back to the pool; null when no lease has this batch id */
+  releaseBatch(batchId: string, at: number): BatchLeaseEnd | null;
+  /**
+   * Consumes a live lease's groups for good (group_acks) and ends it, in one transaction; a lease acknowledged
+   * before is answered as it stands (`ended: false`, state `acknowledged`). null when no lease has this batch id.
+   */
+  acknowledgeBatch(batchId: string, at: number): BatchLeaseEnd | null;
   /** export units (groups at their first session, sessions in no group), oldest first, keyset-paged */
   listExportUnits(query: ExportUnitsQuery): ExportUnitRow[];
   /** how many sessions the units `listExportUnits` lists with this filter hold (for a progress bar) */
