@@ -15,8 +15,9 @@ const batchParamsSchema = z.strictObject({ batchId: idSchema });
 /**
  * The online pull API for asynchronous RL (docs/export.md, "Online pull API"), admin only: a trainer long-polls
  * `GET /batches` for complete groups in its format, then acknowledges the batch (consumed for good) or releases it;
- * an unacknowledged lease expires and its groups are served again (at-least-once). The lease pool lives as long as
- * the gateway; groups completing wake waiting pulls.
+ * an unacknowledged lease expires and its groups are served again (at-least-once). Leases are the store's, shared by
+ * every gateway on it; the waiting pulls live as long as this gateway, woken by groups completing here and by the
+ * pool's poll of the store.
  *
  * @example app.register(async (scope) => registerBatchRoutes(scope, context), { prefix: '/tokentap/v1' })
  */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ServableGroupsQuery, Store } from '../../store/index.js';
+import type { BatchLeaseRow, BatchLeaseState, ServableGroupsFilter, Store } from '../../store/index.js';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
 
 /** What one pull asks for. @example const request: LeaseRequest = { minGroups: 4, maxGroups: 8, leaseMs: 300_000, consumer: 'trainer-0', filters: { split: 'train' } }; */
@@ -12,7 +12,7 @@ export interface LeaseRequest {
   /** the consumer's name, kept with the lease and its ack */
   consumer: string;
   /** rollout-level filters: a group qualifies when one of its sessions matches them */
-  filters?: Omit<ServableGroupsQuery, 'limit' | 'excludeIds'>;
+  filters?: ServableGroupsFilter;
 }
 
 /**
@@ -36,22 +36,31 @@ export interface AckResult {
   ackedAt: number;
 }
 
-type LeaseEnd = 'expired' | 'released' | 'acknowledged';
-
 interface Waiter {
   request: LeaseRequest;
   settle: (lease: Lease | null) => void;
   fail: (error: unknown) => void;
 }
 
-/** How many ended batch ids are remembered, so an ack after expiry is 409, not 404. */
-const REMEMBERED_ENDS = 10_000;
+/**
+ * How often waiting pulls look at the store for groups that completed, or leases that ended, on another gateway on
+ * the database (this gateway's own wake them at once). Only while a pull waits.
+ */
+export const DEFAULT_LEASE_POLL_MS = 500;
+
+export interface LeasePoolOptions {
+  /** ms between looks at the store while a pull waits (DEFAULT_LEASE_POLL_MS) */
+  pollMs?: number;
+}
 
 /**
- * The pull API's leases (docs/export.md, "Online pull API"), in memory: each complete, unacknowledged group is
- * leased to at most one consumer at a time; a lease not acknowledged in time returns its groups to the pool
- * (at-least-once delivery), an ack consumes them in the store for good. Long polls wait here in arrival order and
- * are served when `wake()` says groups completed, or when a lease expires or is released.
+ * The pull API's leases (docs/export.md, "Online pull API"). The leases are the store's (batch_leases,
+ * leased_groups), shared by every gateway on the database: each complete, unacknowledged group is leased to at most
+ * one consumer at a time, whichever gateway served it; a lease not acknowledged in time returns its groups to the
+ * pool (at-least-once delivery), an ack consumes them for good; a lease made through one gateway may be acknowledged
+ * or released through another. Long polls wait here, in this gateway's memory, in arrival order, and are served when
+ * `wake()` says groups completed, when a lease made here expires or one is released here, or when the poll every
+ * `pollMs` finds what other gateways did.
  *
  * @example
  * const pool = new LeasePool(store);
@@ -60,38 +69,50 @@ const REMEMBERED_ENDS = 10_000;
  */
 export class LeasePool {
   readonly #store: Store;
-  readonly #leases = new Map<string, Lease & { timer: NodeJS.Timeout }>();
-  readonly #ended = new Map<string, LeaseEnd>();
+  readonly #pollMs: number;
+  /** a timer per lease made here, to wake waiting pulls when it expires */
+  readonly #expiries = new Map<string, NodeJS.Timeout>();
   readonly #waiters: Waiter[] = [];
+  #poll: NodeJS.Timeout | null = null;
   #closed = false;
 
-  constructor(store: Store) {
+  constructor(store: Store, options: LeasePoolOptions = {}) {
     this.#store = store;
+    this.#pollMs = options.pollMs ?? DEFAULT_LEASE_POLL_MS;
   }
 
-  /** groups leased right now */
+  /** groups leased right now, by any gateway on the store */
   get leasedGroupIds(): string[] {
-    return [...this.#leases.values()].flatMap((lease) => lease.groupIds);
+    return this.activeLeases.flatMap((lease) => lease.groupIds);
   }
 
-  /** the leases alive right now */
+  /** the leases alive right now, by any gateway on the store */
   get activeLeases(): Lease[] {
-    return [...this.#leases.values()].map(({ timer: _timer, ...lease }) => lease);
+    return this.#store.listLiveBatchLeases(Date.now()).map(toLease);
   }
 
   /** Leases servable groups at once, or answers null when fewer than `minGroups` are. */
   tryLease(request: LeaseRequest): Lease | null {
     if (this.#closed) throw new TokentapError('TT_SHUTTING_DOWN');
-    const groupIds = this.#store.listServableGroups({ ...request.filters, limit: request.maxGroups, excludeIds: this.leasedGroupIds });
-    if (groupIds.length < request.minGroups || groupIds.length === 0) return null;
     const leasedAt = Date.now();
-    const batchId = randomUUID();
-    const lease = { batchId, groupIds, consumer: request.consumer, leasedAt, expiresAt: leasedAt + request.leaseMs };
-    // expiry by timer wakes long polls; ack and release also check the clock, in case the timer runs late
-    const timer = setTimeout(() => this.#end(batchId, 'expired'), request.leaseMs);
+    const row = this.#store.leaseBatch({
+      batchId: randomUUID(),
+      consumer: request.consumer,
+      minGroups: request.minGroups,
+      maxGroups: request.maxGroups,
+      leasedAt,
+      expiresAt: leasedAt + request.leaseMs,
+      ...(request.filters === undefined ? {} : { filters: request.filters }),
+    });
+    if (row === null) return null;
+    // expiry is read from the clock by the store; the timer only wakes this gateway's waiting pulls on time
+    const timer = setTimeout(() => {
+      this.#expiries.delete(row.batchId);
+      this.wake();
+    }, request.leaseMs);
     timer.unref();
-    this.#leases.set(batchId, { ...lease, timer });
-    return lease;
+    this.#expiries.set(row.batchId, timer);
+    return toLease(row);
   }
 
   /**
@@ -107,6 +128,7 @@ export class LeasePool {
         signal?.removeEventListener('abort', onAbort);
         const index = this.#waiters.indexOf(waiter);
         if (index >= 0) this.#waiters.splice(index, 1);
+        this.#pollWhileWaiting();
       };
       const waiter: Waiter = {
         request,
@@ -121,6 +143,7 @@ export class LeasePool {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
+      this.#pollWhileWaiting();
     });
   }
 
@@ -140,76 +163,79 @@ export class LeasePool {
 
   /**
    * Consumes the batch's groups for good (in the store, so a restart keeps them consumed). Acknowledging an
-   * acknowledged batch again answers the same (a retried ack is safe). TT_BATCH_NOT_FOUND for a batch never
-   * leased here; TT_LEASE_EXPIRED when its lease expired or was released (its groups may be someone else's now).
+   * acknowledged batch again answers the same (a retried ack is safe). TT_BATCH_NOT_FOUND for a batch the store
+   * never leased; TT_LEASE_EXPIRED when its lease expired or was released (its groups may be someone else's now).
    */
   ack(batchId: string): AckResult {
-    const lease = this.#activeLease(batchId);
-    if (lease === null) {
+    const outcome = this.#store.acknowledgeBatch(batchId, Date.now());
+    this.#forget(batchId);
+    if (outcome === null) {
+      // acknowledged before schema 7, when leases lived in a gateway's memory and only the ack was stored
       const acknowledged = this.#store.getBatchAck(batchId);
       if (acknowledged !== null) return acknowledged;
-      throw this.#endedError(batchId, 'acknowledge');
+      throw notFound(batchId);
     }
-    const ackedAt = Date.now();
-    this.#store.ackGroups(batchId, lease.groupIds, lease.consumer, ackedAt);
-    this.#end(batchId, 'acknowledged');
-    return { batchId, groupIds: lease.groupIds, consumer: lease.consumer, ackedAt };
+    const { lease } = outcome;
+    if (lease.state !== 'acknowledged') throw endedError(batchId, lease.state, 'acknowledge');
+    return { batchId, groupIds: lease.groupIds, consumer: lease.consumer, ackedAt: lease.endedAt as number };
   }
 
   /** Gives the batch's groups back to the pool before the lease expires; same errors as `ack`. */
   release(batchId: string): Lease {
-    const lease = this.#activeLease(batchId);
-    if (lease === null) throw this.#endedError(batchId, 'release');
-    this.#end(batchId, 'released');
-    return lease;
+    const outcome = this.#store.releaseBatch(batchId, Date.now());
+    if (outcome === null) throw notFound(batchId);
+    if (!outcome.ended) throw endedError(batchId, outcome.lease.state, 'release');
+    this.#forget(batchId);
+    this.wake();
+    return toLease(outcome.lease);
   }
 
-  /** At shutdown: waiting pulls fail with TT_SHUTTING_DOWN, leases are forgotten (their groups stay unacknowledged). */
+  /**
+   * At shutdown: waiting pulls fail with TT_SHUTTING_DOWN. Leases stay in the store: their consumers may still
+   * acknowledge them through another gateway, or through this one once it is back, until they expire.
+   */
   close(): void {
     this.#closed = true;
-    for (const lease of this.#leases.values()) clearTimeout(lease.timer);
-    this.#leases.clear();
+    for (const timer of this.#expiries.values()) clearTimeout(timer);
+    this.#expiries.clear();
     for (const waiter of [...this.#waiters]) waiter.fail(new TokentapError('TT_SHUTTING_DOWN'));
+    this.#pollWhileWaiting();
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** The live lease, after expiring it when its time is up. */
-  #activeLease(batchId: string): Lease | null {
-    const lease = this.#leases.get(batchId);
-    if (lease === undefined) return null;
-    if (Date.now() >= lease.expiresAt) {
-      this.#end(batchId, 'expired');
-      return null;
+  /** Starts the poll when a pull waits, stops it when none does. */
+  #pollWhileWaiting(): void {
+    const waiting = this.#waiters.length > 0 && !this.#closed;
+    if (waiting && this.#poll === null) {
+      this.#poll = setInterval(() => this.wake(), this.#pollMs);
+      this.#poll.unref();
+    } else if (!waiting && this.#poll !== null) {
+      clearInterval(this.#poll);
+      this.#poll = null;
     }
-    const { timer: _timer, ...rest } = lease;
-    return rest;
   }
 
-  #end(batchId: string, how: LeaseEnd): void {
-    const lease = this.#leases.get(batchId);
-    if (lease === undefined) return;
-    clearTimeout(lease.timer);
-    this.#leases.delete(batchId);
-    this.#ended.set(batchId, how);
-    if (this.#ended.size > REMEMBERED_ENDS) this.#ended.delete(this.#ended.keys().next().value as string);
-    // acknowledged groups are gone; expired or released ones may serve a waiting pull now
-    if (how !== 'acknowledged') this.wake();
+  #forget(batchId: string): void {
+    clearTimeout(this.#expiries.get(batchId));
+    this.#expiries.delete(batchId);
   }
+}
 
-  #endedError(batchId: string, action: 'acknowledge' | 'release'): TokentapError {
-    const how = this.#ended.get(batchId);
-    if (how === undefined) {
-      return new TokentapError('TT_BATCH_NOT_FOUND', {
-        message: `No batch ${batchId} (leases do not survive a restart; its groups are served again)`,
-      });
-    }
-    const what =
-      how === 'acknowledged'
-        ? 'it was acknowledged: its groups are consumed'
-        : `its lease ${how === 'expired' ? 'expired' : 'was released'}: its groups went back to the pool`;
-    return new TokentapError('TT_LEASE_EXPIRED', { message: `Cannot ${action} batch ${batchId}: ${what}` });
-  }
+function toLease(row: BatchLeaseRow): Lease {
+  return { batchId: row.batchId, groupIds: row.groupIds, consumer: row.consumer, leasedAt: row.leasedAt, expiresAt: row.expiresAt };
+}
+
+function notFound(batchId: string): TokentapError {
+  return new TokentapError('TT_BATCH_NOT_FOUND', { message: `No batch ${batchId} was leased on this store` });
+}
+
+function endedError(batchId: string, state: BatchLeaseState, action: 'acknowledge' | 'release'): TokentapError {
+  const what =
+    state === 'acknowledged'
+      ? 'it was acknowledged: its groups are consumed'
+      : `its lease ${state === 'released' ? 'was released' : 'expired'}: its groups went back to the pool`;
+  return new TokentapError('TT_LEASE_EXPIRED', { message: `Cannot ${action} batch ${batchId}: ${what}` });
 }

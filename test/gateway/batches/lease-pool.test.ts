@@ -154,3 +154,39 @@ describe('lease pool', () => {
     await expect(pending).rejects.toMatchObject({ code: 'TT_SHUTTING_DOWN' });
   });
 });
+
+describe('lease pools of two gateways on one database', () => {
+  let other: LeasePool;
+  let otherStore: Store;
+  beforeEach(() => {
+    otherStore = workspace.open();
+    other = new LeasePool(otherStore, { pollMs: 250 });
+  });
+  afterEach(() => other.close());
+
+  it('a waiting pull learns from its poll of groups completed through the other gateway', async () => {
+    const pending = other.lease(request());
+    addGroup(store, 'a', { completedAt: 1000 });
+    let settled = false;
+    void pending.then(() => {
+      settled = true;
+    });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    vi.advanceTimersByTime(250);
+    expect((await pending)?.groupIds).toEqual(['a']);
+  });
+
+  it("a lease is the store's: made through one pool, seen, acknowledged or released through the other", () => {
+    addGroup(store, 'a', { completedAt: 1000 });
+    addGroup(store, 'b', { completedAt: 2000 });
+    const first = pool.tryLease(request({ maxGroups: 1 }));
+    expect(other.tryLease(request())?.groupIds).toEqual(['b']);
+    expect(other.activeLeases.map((lease) => lease.groupIds)).toEqual([['a'], ['b']]);
+    expect(other.ack(first?.batchId as string)).toMatchObject({ groupIds: ['a'], consumer: 'trainer-0' });
+    expect(pool.ack(first?.batchId as string)).toMatchObject({ groupIds: ['a'] });
+    const second = other.activeLeases[0]?.batchId as string;
+    expect(pool.release(second).groupIds).toEqual(['b']);
+    expect(errorCode(() => other.ack(second))).toBe('TT_LEASE_EXPIRED');
+  });
+});
