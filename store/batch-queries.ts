@@ -1,5 +1,6 @@
 import { ignoreConflicts, jsonArrayElements, typed, type SqlDatabase } from './sql/sql-database.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
+import { assertStorableId, isStorableId } from './storable-id.js';
 import { wellFormedText } from './well-formed-text.js';
 import type { BatchAckRow, ServableGroupsQuery } from './types.js';
 
@@ -65,6 +66,7 @@ export function createBatchQueries(database: SqlDatabase): BatchQueries {
   );
 
   const ackGroups = database.transaction((batchId: string, groupIds: readonly string[], consumer: string, at: number): number => {
+    assertStorableId(batchId, 'batch id');
     let acked = 0;
     for (const groupId of groupIds) {
       const group = selectGroup.get(groupId);
@@ -80,12 +82,13 @@ export function createBatchQueries(database: SqlDatabase): BatchQueries {
   return {
     ackGroups: (batchId, groupIds, consumer, at) => ackGroups.immediate(batchId, groupIds, consumer, at),
     listServableGroups(query) {
-      const tags = [...new Set(query.tags ?? [])];
+      // as stored (rollout-queries.ts); an id holding U+0000 was never stored, and PostgreSQL's jsonb cannot read one
+      const tags = [...new Set((query.tags ?? []).map(wellFormedText))];
       const filtered = query.since !== undefined || query.until !== undefined || query.split !== undefined || tags.length > 0;
       return selectServable
         .all({
           limit: query.limit,
-          exclude: JSON.stringify(query.excludeIds ?? []),
+          exclude: JSON.stringify((query.excludeIds ?? []).filter(isStorableId)),
           filtered: filtered ? 1 : 0,
           since: query.since ?? null,
           until: query.until ?? null,

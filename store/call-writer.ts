@@ -7,6 +7,7 @@ import { compressJson, compressText } from './compress-json.js';
 import { packFloat32, packInt32, toLogprobArray, toTokenIdArray } from './pack-tokens.js';
 import type { PromptDelta } from './prompt-delta.js';
 import type { SessionQueries } from './session-queries.js';
+import { assertStorableId } from './storable-id.js';
 import { wellFormedText } from './well-formed-text.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { BeginCallInput, CallStatus, FinishCallInput } from './types.js';
@@ -121,6 +122,8 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
   return {
     beginCall(input) {
       const callId = input.callId ?? randomUUID();
+      assertStorableId(callId, 'call id');
+      assertStorableId(input.sessionId, 'session id');
       return { callId, seq: begin.immediate(callId, input) };
     },
     finishCall(callId, result) {

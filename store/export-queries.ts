@@ -1,4 +1,6 @@
 import { dialectOf, jsonArrayElements, typed, type SqlDatabase } from './sql/sql-database.js';
+import { isStorableId } from './storable-id.js';
+import { wellFormedText } from './well-formed-text.js';
 import type { ExportUnitRow, ExportUnitsFilter, ExportUnitsQuery, PolicyVersionRow } from './types.js';
 
 export interface ExportQueries {
@@ -84,7 +86,8 @@ export function createExportQueries(database: SqlDatabase): ExportQueries {
 }
 
 function filterParameters(filter: ExportUnitsFilter): FilterParameters {
-  const tags = [...new Set(filter.tags ?? [])];
+  // as stored (rollout-queries.ts); an id holding U+0000 was never stored, and PostgreSQL's jsonb cannot read one
+  const tags = [...new Set((filter.tags ?? []).map(wellFormedText))];
   const filtered =
     filter.since !== undefined ||
     filter.until !== undefined ||
@@ -99,7 +102,7 @@ function filterParameters(filter: ExportUnitsFilter): FilterParameters {
     split: filter.split ?? null,
     tags: JSON.stringify(tags),
     tagCount: tags.length,
-    sessionIds: filter.sessionIds === undefined ? null : JSON.stringify(filter.sessionIds),
-    groupIds: filter.groupIds === undefined ? null : JSON.stringify(filter.groupIds),
+    sessionIds: filter.sessionIds === undefined ? null : JSON.stringify(filter.sessionIds.filter(isStorableId)),
+    groupIds: filter.groupIds === undefined ? null : JSON.stringify(filter.groupIds.filter(isStorableId)),
   };
 }

@@ -1,5 +1,6 @@
 import { ignoreConflicts, sqlFor, type SqlDatabase } from './sql/sql-database.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
+import { assertStorableId } from './storable-id.js';
 import type { DeclareGroupInput, GroupRow, SessionStatus } from './types.js';
 
 interface GroupRecord {
@@ -56,6 +57,7 @@ export function createGroupQueries(database: SqlDatabase): GroupQueries {
   };
 
   const declare = database.transaction((input: DeclareGroupInput) => {
+    assertStorableId(input.groupId, 'group id');
     const metadata = JSON.stringify(input.metadata ?? {});
     insert.run(input.groupId, input.expectedSize, metadata, input.createdAt);
     const existing = selectOne.get(input.groupId) as GroupRecord;

@@ -68,7 +68,7 @@ export function createRewardQueries(database: SqlDatabase): RewardQueries {
       callId,
       value: input.value,
       components: input.components === undefined || input.components === null ? null : JSON.stringify(input.components),
-      source: input.source,
+      source: wellFormedText(input.source),
       createdAt: input.createdAt,
     });
     return toRewardRow(selectOne.get(id as number) as RewardRecord);

@@ -1,5 +1,7 @@
 import { ignoreConflicts, type SqlDatabase } from './sql/sql-database.js';
 import type { GroupQueries } from './group-queries.js';
+import { assertStorableId } from './storable-id.js';
+import { wellFormedText } from './well-formed-text.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { CreateRolloutInput, EndSessionInput, GroupRow, RolloutRow, SessionEndReason, SessionOrigin, SessionStatus } from './types.js';
 
@@ -64,13 +66,16 @@ export function createRolloutQueries(database: SqlDatabase, groups: GroupQueries
   };
 
   const create = database.transaction((input: CreateRolloutInput): RolloutRow => {
+    assertStorableId(input.sessionId, 'session id');
+    if (input.groupId !== undefined && input.groupId !== null) assertStorableId(input.groupId, 'group id');
     if (input.groupId !== undefined && input.groupId !== null) groups.ensure(input.groupId, input.createdAt);
     const inserted = insertSession.run({
       id: input.sessionId,
       createdAt: input.createdAt,
       groupId: input.groupId ?? null,
       task: input.task === undefined ? null : JSON.stringify(input.task),
-      tags: JSON.stringify(input.tags ?? []),
+      // tags are matched in SQL as JSON, which PostgreSQL's jsonb cannot read with a U+0000 in it (well-formed-text.ts)
+      tags: JSON.stringify((input.tags ?? []).map(wellFormedText)),
       split: input.split ?? null,
       sampling: JSON.stringify(input.sampling ?? {}),
     });

@@ -1,4 +1,5 @@
 import { dialectOf, sqlFor, typed, type SqlDatabase, type SqlDialect } from './sql/sql-database.js';
+import { assertStorableId } from './storable-id.js';
 import type { CallStatus, SessionFilter, SessionOrigin, SessionRow, SessionStatus } from './types.js';
 
 interface SessionRecord {
@@ -121,7 +122,10 @@ export function createSessionQueries(database: SqlDatabase): SessionQueries {
   const countMatching = database.prepare<FilterParameters, { count: number }>(`SELECT count(*) AS count FROM sessions WHERE ${matches}`);
 
   return {
-    ensure: (sessionId, metadata, createdAt) => insert.run(sessionId, createdAt, createdAt, JSON.stringify(metadata)).changes === 1,
+    ensure: (sessionId, metadata, createdAt) => {
+      assertStorableId(sessionId, 'session id');
+      return insert.run(sessionId, createdAt, createdAt, JSON.stringify(metadata)).changes === 1;
+    },
     touch: (sessionId, at) => {
       touchStatement.run(at, sessionId);
     },

@@ -213,7 +213,7 @@ class PgStatement {
       kind: 'query',
       name: this.#name,
       text: this.#statement.text,
-      values: this.#values(params),
+      values: assertTextStorable(this.#values(params)),
       rowMode: this.#raw || this.#pluck ? 'array' : null,
     });
     return { rows: answer.rows.map(toBuffers), rowCount: answer.rowCount };
@@ -231,6 +231,22 @@ class PgStatement {
       return named[name];
     });
   }
+}
+
+/**
+ * PostgreSQL's text cannot hold U+0000, and the server answers one with an encoding error (22021) that says neither
+ * which value nor why. The store's texts and ids never hold one (well-formed-text.ts, storable-id.ts), so one here is a
+ * caller's key (a lookup by such an id): refused as bad input, never sent. SQLite would find nothing for it.
+ */
+function assertTextStorable(values: unknown[]): unknown[] {
+  for (const value of values) {
+    if (typeof value === 'string' && value.includes('\u0000')) {
+      throw new TokentapError('STORE_INVALID_INPUT', {
+        message: `PostgreSQL's text cannot hold U+0000 (NUL): ${JSON.stringify(value.slice(0, 140))}`,
+      });
+    }
+  }
+  return values;
 }
 
 /** bytea values cross threads as Uint8Arrays: hand them on as Buffers, as better-sqlite3 does. */
