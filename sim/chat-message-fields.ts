@@ -19,7 +19,7 @@ export interface ChatMessageFields {
 export interface ChatMessageFieldsOptions {
   /** how much of the reply was generated (characters of the layout's text); less than all after a stop or a length cut */
   textEnd: number;
-  /** vLLM runs its Hermes tool parser: the request has tools and `tool_choice` is not "none" */
+  /** vLLM runs the family's tool parser: the request has tools and `tool_choice` is not "none" */
   parseToolCalls: boolean;
 }
 
@@ -29,10 +29,13 @@ export interface ChatMessageFieldsOptions {
  *   `<think>` and before `</think>`); a reply cut inside it is all reasoning, content null (vLLM's Qwen3 parser);
  * - `content` is what follows `</think>`, or the whole text without a think block; after a think block an empty
  *   answer is null (vLLM's `content or None`);
- * - with the Hermes parser on and a tool call begun, `content` shrinks to the text before the first `<tool_call>`
- *   (null when empty, so the "\n\n" after `</think>` stays content) and each call is reported with `arguments`
- *   re-dumped as Python's `json.dumps` does; a call cut before its JSON closed makes vLLM's parser fail, and then
- *   the whole answer is content with no tool calls. Without the parser a tool call is just content text.
+ * - with the family's tool parser on and a tool call begun, `content` shrinks to the text before the family's
+ *   tool-call marker (`layout.toolCallsStart`: Qwen3's first `<tool_call>`, DeepSeek's `<｜tool▁calls▁begin｜>`, Kimi
+ *   K2's `<|tool_calls_section_begin|>` ...; null when empty, so the "\n\n" after `</think>` stays content) and each
+ *   call is reported with its id (the one the model wrote, else the server's) and `arguments` re-dumped as Python's
+ *   `json.dumps` does, or as written where the family's parser keeps them (`layout.argumentsAsWritten`); a call cut
+ *   before its JSON closed makes vLLM's parser fail, and then the whole answer is content with no tool calls. Without
+ *   the parser a tool call is just content text.
  *
  * @example
  * chatMessageFields(renderReply({ reasoning: 'r', content: 'Hi' }, { thinking: true }), { textEnd: 22, parseToolCalls: false });
@@ -57,13 +60,16 @@ function answerFields(layout: ReplyLayout, end: number, answer: string, parseToo
   const first = begun[0];
   if (!parseToolCalls || first === undefined) return { content: answer, toolCalls: [] };
   if (begun.some((call) => end < call.jsonEnd)) return { content: answer, toolCalls: [] };
-  const before = layout.text.slice(layout.contentStart, first.start);
+  const before = layout.text.slice(layout.contentStart, layout.toolCallsStart ?? first.start);
   return {
     content: before === '' ? null : before,
     toolCalls: begun.map((call) => ({
-      id: (layout.makeToolCallId ?? makeToolCallId)(),
+      id: call.id ?? (layout.makeToolCallId ?? makeToolCallId)(),
       type: 'function',
-      function: { name: call.name, arguments: pythonJsonDumps(JSON.parse(call.argumentsText)) },
+      function: {
+        name: call.name,
+        arguments: layout.argumentsAsWritten === true ? call.argumentsText : pythonJsonDumps(JSON.parse(call.argumentsText)),
+      },
     })),
   };
 }

@@ -24,14 +24,16 @@ export interface ChatStreamDeltas {
 }
 
 /**
- * The streamed deltas of a reply, cut from where its parts sit, as vLLM's Qwen3 reasoning parser and Hermes tool
- * parser (vllm/tool_parsers/hermes_tool_parser.py, `extract_tool_calls_streaming`) emit them for each chunk:
+ * The streamed deltas of a reply, cut from where its parts sit, as vLLM's reasoning parser and the family's tool
+ * parser (Qwen3's: vllm/tool_parsers/hermes_tool_parser.py, `extract_tool_calls_streaming`) emit them for each chunk:
  * - `<think>` and `</think>` send nothing; text between them is `reasoning`, text after is `content`;
- * - with the Hermes parser on, content ending in what could begin `<tool_call>` (e.g. "<") waits for the next chunk
- *   (vLLM's `partial_tag_overlap`); a call sends `{id, type, index, function: {name}}` in the chunk that completes its
- *   name's closing quote, then `{index, function: {arguments}}` with the part of the arguments text each chunk
- *   covers, less a trailing blank or a possible start of `</tool_call>` (vLLM strips the unfinished region, so those
- *   go out with the next chunk); the tags, the JSON around the arguments and the "\n" between calls send nothing;
+ * - with the tool parser on, content stops at the family's tool-call marker (`layout.toolCallsStart`), and content
+ *   ending in what could begin that marker (`layout.toolCallsMarker`; Qwen3's `<tool_call>`, so e.g. "<") waits for
+ *   the next chunk (vLLM's `partial_tag_overlap`); a call sends `{id, type, index, function: {name}}` in the chunk that
+ *   completes its name, then `{index, function: {arguments}}` with the part of the arguments text each chunk
+ *   covers (or, for XML families, each JSON piece of `call.argumentPieces` once reached), less a trailing blank or a
+ *   possible start of `</tool_call>` (vLLM's Hermes parser strips the unfinished region, so those go out with the next
+ *   chunk); the tags, the JSON around the arguments and the "\n" between calls send nothing;
  * - a chunk whose text straddles two parts sends each part under its own key (reasoning and content together, the
  *   last content and a call's name together), as vLLM does when a chunk carries several tokens. With Qwen3 the tags
  *   are single tokens, so only a multi-token chunk (stream interval, merged steps) or the JSON around the arguments
@@ -42,19 +44,20 @@ export interface ChatStreamDeltas {
  * deltas.push(0, 7); // null (`<think>`)
  */
 export function createChatStreamDeltas(layout: ReplyLayout, options: { parseToolCalls: boolean }): ChatStreamDeltas {
-  const { text, think, contentStart, toolCalls } = layout;
-  const contentEnd = options.parseToolCalls ? (toolCalls[0]?.start ?? text.length) : text.length;
+  const { text, think, contentStart, toolCalls, toolCallsMarker } = layout;
+  const callsStart = layout.toolCallsStart ?? toolCalls[0]?.start;
+  const contentEnd = options.parseToolCalls ? (callsStart ?? text.length) : text.length;
   let contentSent = contentStart;
   const named: boolean[] = [];
   const argumentsSent = toolCalls.map((call) => call.argumentsStart);
+  const piecesSent = toolCalls.map(() => 0);
   let toolCallsStreamed = false;
 
   function sendableContent(to: number): number {
-    const firstCall = options.parseToolCalls ? toolCalls[0] : undefined;
-    if (firstCall !== undefined && to > firstCall.start) return contentEnd;
+    if (options.parseToolCalls && callsStart !== undefined && to > callsStart) return contentEnd;
     const upTo = Math.min(to, contentEnd);
-    if (!options.parseToolCalls || upTo <= contentStart) return upTo;
-    return upTo - partialTagOverlap(text.slice(contentStart, upTo), TOOL_CALL_OPEN);
+    if (!options.parseToolCalls || toolCallsMarker === undefined || upTo <= contentStart) return upTo;
+    return upTo - partialTagOverlap(text.slice(contentStart, upTo), toolCallsMarker);
   }
 
   function toolCallDeltas(to: number): DeltaToolCall[] {
@@ -65,7 +68,14 @@ export function createChatStreamDeltas(layout: ReplyLayout, options: { parseTool
         // vLLM's parser cannot start call i+1 before call i has its name
         if (to < call.nameEnd) break;
         named[index] = true;
-        deltas.push({ id: (layout.makeToolCallId ?? makeToolCallId)(), type: 'function', index, function: { name: call.name } });
+        const id = call.id ?? (layout.makeStreamedToolCallId ?? layout.makeToolCallId ?? makeToolCallId)();
+        deltas.push({ id, type: 'function', index, function: { name: call.name } });
+      }
+      if (call.argumentPieces !== undefined) {
+        const reached = call.argumentPieces.slice(piecesSent[index]).filter((piece) => piece.at <= to);
+        piecesSent[index] = (piecesSent[index] ?? 0) + reached.length;
+        if (reached.length > 0) deltas.push({ index, function: { arguments: reached.map((piece) => piece.text).join('') } });
+        continue;
       }
       const sent = argumentsSent[index] ?? call.argumentsStart;
       const upTo = argumentsSendable(call, to);

@@ -2,7 +2,7 @@ import { createIncrementalDetokenizer } from '../model-format/tokenizer/create-i
 import type { HfTokenizer } from '../model-format/tokenizer/load-hf-tokenizer.js';
 import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
-import { contentLayout, renderReply, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { contentLayout, renderReply, TOOL_CALL_OPEN, type ReplyLayout, type SimReply } from './render-reply-text.js';
 import { renderGptOssReply } from './render-gpt-oss-reply.js';
 import { renderDeepSeekV3Reply } from './render-deepseek-v3-reply.js';
 import { renderDeepSeekV32Reply } from './render-deepseek-v32-reply.js';
@@ -94,7 +94,7 @@ interface ReplyTokens {
 }
 
 const cannedWithEnd = CANNED_REPLIES.map((canned) => ({
-  layout: contentLayout(canned.tokenTexts.join('')),
+  layout: contentLayout(canned.tokenTexts.join(''), TOOL_CALL_OPEN),
   tokenIds: [...canned.tokenIds, QWEN_IM_END_ID],
   tokenTexts: [...canned.tokenTexts, ''],
   endsTurn: true,

@@ -14,13 +14,15 @@ const THINK_END = '</think>';
  * reasoning, then `</think>`; the content; then the calls, each `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>`
  * chained with no separator inside `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>` (object arguments printed like the
  * template's `tojson`). The end-of-turn token (`<｜end▁of▁sentence｜>`) is the tokenizer's EOS, added by the caller.
+ * As vLLM's `deepseek_v31` parser reads it (deepseekv31_tool_parser.py, `extract_tool_calls`), the content ends at
+ * `<｜tool▁calls▁begin｜>` and the arguments are reported as written.
  *
  * @example
  * renderDeepSeekV3Reply({ toolCalls: [{ name: 'ls', arguments: {} }] }, { thinking: false }).text;
  * // '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>ls<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
  */
 export function renderDeepSeekV3Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
-  if (reply.text !== undefined) return contentLayout(reply.text);
+  if (reply.text !== undefined) return contentLayout(reply.text, CALLS_BEGIN);
   let text = '';
   let think: ReplyLayout['think'] = null;
   if (options.thinking && reply.reasoning !== undefined) {
@@ -32,6 +34,7 @@ export function renderDeepSeekV3Reply(reply: SimReply, options: { thinking: bool
   text += reply.content ?? '';
   const calls = reply.toolCalls ?? [];
   const toolCalls: RenderedToolCall[] = [];
+  const toolCallsStart = text.length;
   if (calls.length > 0) text += CALLS_BEGIN;
   for (const call of calls) {
     const written = typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments);
@@ -53,5 +56,5 @@ export function renderDeepSeekV3Reply(reply: SimReply, options: { thinking: bool
     });
   }
   if (calls.length > 0) text += CALLS_END;
-  return { text, think, contentStart, toolCalls };
+  return { text, think, contentStart, toolCalls, toolCallsMarker: CALLS_BEGIN, toolCallsStart, argumentsAsWritten: true };
 }

@@ -1,3 +1,4 @@
+import { parameterArgumentPieces, type WrittenParameter } from './parameter-argument-pieces.js';
 import { pythonJsonDumps } from './python-json-dumps.js';
 import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
@@ -6,15 +7,15 @@ import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply }
  * examples/tool_chat_template_glm4.jinja teaches): with thinking on `<think>REASONING</think>`, the content, then each
  * call `<tool_call>NAME\n` with one `<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n` a parameter (strings as they
  * are, other values printed like `json.dumps`) and `</tool_call>`. String arguments are JSON object text, read first.
- * A call's `argumentsText` is the JSON a parser reads back (`json.dumps` of the pairs). The end-of-turn token is the
- * tokenizer's EOS, added by the caller.
+ * A call's `argumentsText` is the JSON a parser reads back (`json.dumps` of the pairs); streamed, it goes out one pair
+ * at a time (see parameterArgumentPieces). The end-of-turn token is the tokenizer's EOS, added by the caller.
  *
  * @example
  * renderGlm45Reply({ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { thinking: false }).text;
  * // '<tool_call>ls\n<arg_key>path</arg_key>\n<arg_value>.</arg_value>\n</tool_call>'
  */
 export function renderGlm45Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
-  if (reply.text !== undefined) return contentLayout(reply.text);
+  if (reply.text !== undefined) return contentLayout(reply.text, '<tool_call>');
   let text = '';
   let think: ReplyLayout['think'] = null;
   if (options.thinking && reply.reasoning !== undefined) {
@@ -30,8 +31,11 @@ export function renderGlm45Reply(reply: SimReply, options: { thinking: boolean }
     const start = text.length;
     text += `<tool_call>${call.name}\n`;
     const argumentsStart = text.length;
+    const parameters: WrittenParameter[] = [];
     for (const [key, value] of Object.entries(values)) {
-      text += `<arg_key>${key}</arg_key>\n<arg_value>${typeof value === 'string' ? value : pythonJsonDumps(value)}</arg_value>\n`;
+      text += `<arg_key>${key}</arg_key>\n<arg_value>${typeof value === 'string' ? value : pythonJsonDumps(value)}</arg_value>`;
+      parameters.push({ key, value, end: text.length });
+      text += '\n';
     }
     const argumentsEnd = text.length;
     text += '</tool_call>';
@@ -44,7 +48,8 @@ export function renderGlm45Reply(reply: SimReply, options: { thinking: boolean }
       argumentsEnd,
       jsonEnd: argumentsEnd,
       end: text.length,
+      argumentPieces: parameterArgumentPieces(parameters, text.length),
     });
   }
-  return { text, think, contentStart, toolCalls };
+  return { text, think, contentStart, toolCalls, toolCallsMarker: '<tool_call>' };
 }

@@ -27,7 +27,7 @@ export interface MistralReplyOptions {
  * renderMistralReply({ toolCalls: [{ name: 'ls', arguments: {} }] }, { v11: false }).text; // '[TOOL_CALLS] [{"name": "ls", "arguments": {}}]'
  */
 export function renderMistralReply(reply: SimReply, options: MistralReplyOptions = { v11: false }): ReplyLayout {
-  if (reply.text !== undefined) return contentLayout(reply.text);
+  if (reply.text !== undefined) return contentLayout(reply.text, TOOL_CALLS);
   const calls = reply.toolCalls ?? [];
   const written = calls.map((call) => ({
     name: call.name,
@@ -35,7 +35,16 @@ export function renderMistralReply(reply: SimReply, options: MistralReplyOptions
   }));
   const content = reply.content ?? '';
   const { text, toolCalls } = options.v11 ? writeV11(content, written) : writeList(content, written);
-  return { text, think: null, contentStart: 0, toolCalls, makeToolCallId: makeMistralToolCallId };
+  // vLLM's v11+ path keeps the arguments as written; before v11 it re-dumps the parsed list (json.dumps)
+  return {
+    text,
+    think: null,
+    contentStart: 0,
+    toolCalls,
+    toolCallsMarker: TOOL_CALLS,
+    argumentsAsWritten: options.v11,
+    makeToolCallId: makeMistralToolCallId,
+  };
 }
 
 type WrittenCall = { name: string; argumentsText: string };

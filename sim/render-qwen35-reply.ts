@@ -1,3 +1,5 @@
+import { makeStreamedCallId } from './make-tool-call-id.js';
+import { parameterArgumentPieces, type WrittenParameter } from './parameter-argument-pieces.js';
 import { pythonJsonDumps } from './python-json-dumps.js';
 import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
@@ -10,8 +12,9 @@ const THINK_END = '</think>';
  * `<tool_call>\n<function=NAME>\n<parameter=K>\nV\n</parameter>\n…</function>\n</tool_call>` (Qwen3-Coder's XML; a
  * string value as it is, any other printed like `json.dumps`), after "\n\n" when content precedes the first and after
  * "\n" between calls, exactly where the template puts them. String arguments are JSON object text, read first. A
- * call's `argumentsText` is the JSON a parser reads back when the tool's schema types its values. The end-of-turn
- * token (`<|im_end|>`) is the tokenizer's EOS, added by the caller.
+ * call's `argumentsText` is the JSON a parser reads back when the tool's schema types its values; streamed, it goes out
+ * one parameter at a time and a call's id is `call_…` (vLLM's `qwen3_coder`). The end-of-turn token (`<|im_end|>`) is
+ * the tokenizer's EOS, added by the caller.
  *
  * @example
  * renderQwen35Reply({ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { thinking: false }).text;
@@ -19,7 +22,7 @@ const THINK_END = '</think>';
  */
 export function renderQwen35Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
   // Qwen's tokenizer normalizes to NFC, so the tokens decode to the NFC text: the offsets must index that text
-  if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'));
+  if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'), '<tool_call>');
   let text = '';
   let think: ReplyLayout['think'] = null;
   if (options.thinking && reply.reasoning !== undefined) {
@@ -39,11 +42,16 @@ export function renderQwen35Reply(reply: SimReply, options: { thinking: boolean 
     const start = text.length;
     text += `<tool_call>\n<function=${name}>\n`;
     const argumentsStart = text.length;
+    const parameters: WrittenParameter[] = [];
     for (const [key, value] of Object.entries(values)) {
-      text += `<parameter=${key}>\n${(typeof value === 'string' ? value : pythonJsonDumps(value)).normalize('NFC')}\n</parameter>\n`;
+      text += `<parameter=${key}>\n${(typeof value === 'string' ? value : pythonJsonDumps(value)).normalize('NFC')}\n</parameter>`;
+      parameters.push({ key, value, end: text.length });
+      text += '\n';
     }
     const argumentsEnd = text.length;
-    text += '</function>\n</tool_call>';
+    text += '</function>';
+    const pieces = parameterArgumentPieces(parameters, text.length).map((piece) => ({ ...piece, text: piece.text.normalize('NFC') }));
+    text += '\n</tool_call>';
     toolCalls.push({
       name,
       argumentsText: pythonJsonDumps(values).normalize('NFC'),
@@ -53,7 +61,8 @@ export function renderQwen35Reply(reply: SimReply, options: { thinking: boolean 
       argumentsEnd,
       jsonEnd: argumentsEnd,
       end: text.length,
+      argumentPieces: pieces,
     });
   }
-  return { text, think, contentStart, toolCalls };
+  return { text, think, contentStart, toolCalls, toolCallsMarker: '<tool_call>', makeStreamedToolCallId: makeStreamedCallId };
 }

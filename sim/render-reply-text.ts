@@ -29,6 +29,19 @@ export interface RenderedToolCall {
   jsonEnd: number;
   /** just past `</tool_call>` */
   end: number;
+  /** the id the model wrote for the call, which vLLM's parser reports as its id (Kimi K2's `functions.NAME:IDX`) */
+  id?: string;
+  /**
+   * the arguments as vLLM's parser streams them where they are no stretch of the text (XML families: JSON rebuilt
+   * from the parameters); each piece goes out once the stream has reached `at`. Absent: the arguments text is streamed
+   */
+  argumentPieces?: readonly ArgumentPiece[];
+}
+
+/** A piece of a call's streamed arguments, sent once the reply text up to `at` has been generated. */
+export interface ArgumentPiece {
+  at: number;
+  text: string;
 }
 
 /**
@@ -42,8 +55,20 @@ export interface ReplyLayout {
   /** where the answer starts (after `</think>`, else 0); content runs to the first tool call or the end */
   contentStart: number;
   toolCalls: readonly RenderedToolCall[];
+  /**
+   * the text that opens the family's tool calls (`<tool_call>`, `<｜tool▁calls▁begin｜>`, `[TOOL_CALLS]` ...): streamed
+   * content ending in a proper beginning of it waits for the next chunk, as vLLM's parsers hold it back
+   * (`partial_tag_overlap`). Absent: nothing is held back
+   */
+  toolCallsMarker?: string;
+  /** where the family's tool-call syntax starts, its marker (the content ends here); default the first call's start */
+  toolCallsStart?: number;
+  /** vLLM's parser for the family reports the arguments as written (DeepSeek V3.1, Kimi K2, Mistral v11+), not re-dumped */
+  argumentsAsWritten?: boolean;
   /** how the server names each call (vLLM's parser for the family: Mistral's nine letters and digits); default `chatcmpl-tool-…` */
   makeToolCallId?: () => string;
+  /** how it names a streamed call when that differs (vLLM's qwen3_coder and deepseek_v32 streams: `call_…`) */
+  makeStreamedToolCallId?: () => string;
 }
 
 export const THINK_OPEN = '<think>';
@@ -64,7 +89,7 @@ export const TOOL_CALL_CLOSE = '</tool_call>';
  */
 export function renderReply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
   // Qwen3's tokenizer normalizes to NFC, so the tokens decode to the NFC text: the offsets must index that text
-  if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'));
+  if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'), TOOL_CALL_OPEN);
   let text = '';
   let think: ReplyLayout['think'] = null;
   if (options.thinking && reply.reasoning !== undefined) {
@@ -93,17 +118,17 @@ export function renderReply(reply: SimReply, options: { thinking: boolean }): Re
     text += `\n${TOOL_CALL_CLOSE}`;
     toolCalls.push({ name, argumentsText: written.trim(), start, nameEnd, argumentsStart, argumentsEnd, jsonEnd, end: text.length });
   }
-  return { text, think, contentStart, toolCalls };
+  return { text, think, contentStart, toolCalls, toolCallsMarker: TOOL_CALL_OPEN };
 }
 
 /**
- * A text that is all content (a raw script `text`, a canned reply).
+ * A text that is all content (a raw script `text`, a canned reply); `toolCallsMarker` is the family's (see ReplyLayout).
  *
  * @example
  * contentLayout('Hi!'); // { text: 'Hi!', think: null, contentStart: 0, toolCalls: [] }
  */
-export function contentLayout(text: string): ReplyLayout {
-  return { text, think: null, contentStart: 0, toolCalls: [] };
+export function contentLayout(text: string, toolCallsMarker?: string): ReplyLayout {
+  return { text, think: null, contentStart: 0, toolCalls: [], ...(toolCallsMarker === undefined ? {} : { toolCallsMarker }) };
 }
 
 /**
