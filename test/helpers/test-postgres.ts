@@ -140,11 +140,25 @@ function ensureTemplate(): void {
     if (exists.get(TEMPLATE_NAME) !== undefined) return;
     // built under another name and renamed once complete: a process killed mid-build leaves no half template
     const building = `tt_template_${randomBytes(4).toString('hex')}`;
-    database.exec(`CREATE DATABASE ${building}`);
+    createWithLanguageCollation(database, building);
     openStore({ path: databaseUrl(building) }).close();
     database.exec(`ALTER DATABASE ${building} RENAME TO ${TEMPLATE_NAME}`);
   } finally {
     database.exec(`SELECT pg_advisory_unlock(${TEMPLATE_LOCK})`);
+  }
+}
+
+/**
+ * A new database whose text sorts by a language's rules (ICU's en-US, as many servers' default locale does), so a
+ * store that sorted ids by the database's collation instead of by bytes, as SQLite does, shows in the tests. The
+ * test server's own default (initdb --locale=C.UTF-8) sorts by code point, which hides it. Plain where the server
+ * has no ICU.
+ */
+function createWithLanguageCollation(database: PgDatabase, name: string): void {
+  try {
+    database.exec(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
+  } catch {
+    database.exec(`CREATE DATABASE ${name}`);
   }
 }
 

@@ -4,29 +4,31 @@ import type { Migration } from '../../migrations/migration.js';
  * PostgreSQL's first schema: the data model of SQLite's schema 6 (store/migrations/001 to 006) in one step, so a
  * store's schema version means the same tables on both engines and `tokentap migrate` copies between equal versions.
  * Types map one to one: TEXT, BIGINT for INTEGER, DOUBLE PRECISION for REAL (JS numbers), BYTEA for BLOB (packed
- * Int32/Float32 ids and logprobs, deflated bodies), identity columns for SQLite's INTEGER PRIMARY KEY. JSON stays TEXT
- * as in SQLite (read back by the same code), but `stop_reason`, which SQLite keeps as ANY (a stop string or a token
- * id), is JSONB here so that which of the two it was survives the round trip; sessions have a `position` column for
- * SQLite's rowid (creation order, by which the export pages).
+ * Int32/Float32 ids and logprobs, deflated bodies), identity columns for SQLite's INTEGER PRIMARY KEY. Every TEXT is
+ * COLLATE "C": compared and sorted by its UTF-8 bytes, as SQLite's BINARY does, whatever the database's locale, so
+ * ties broken by id come in the same order on both engines. JSON stays TEXT as in SQLite (read back by the same
+ * code), but `stop_reason`, which SQLite keeps as ANY (a stop string or a token id), is JSONB here so that which of
+ * the two it was survives the round trip; sessions have a `position` column for SQLite's rowid (creation order, by
+ * which the export pages).
  */
 export const postgresInitialMigration: Migration = {
   version: 6,
   name: 'initial (SQLite schema 1-6)',
   sql: `
 CREATE TABLE sessions (
-  id          TEXT PRIMARY KEY,
+  id          TEXT COLLATE "C" PRIMARY KEY,
   created_at  DOUBLE PRECISION NOT NULL,
   activity_at DOUBLE PRECISION NOT NULL,
-  metadata    TEXT NOT NULL,
-  origin      TEXT NOT NULL DEFAULT 'implicit' CHECK (origin IN ('implicit', 'api')),
-  status      TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'completed', 'truncated', 'failed', 'aborted')),
-  group_id    TEXT,
-  task        TEXT,
-  tags        TEXT,
-  split       TEXT CHECK (split IS NULL OR split IN ('train', 'val', 'test')),
-  sampling    TEXT,
+  metadata    TEXT COLLATE "C" NOT NULL,
+  origin      TEXT COLLATE "C" NOT NULL DEFAULT 'implicit' CHECK (origin IN ('implicit', 'api')),
+  status      TEXT COLLATE "C" NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'completed', 'truncated', 'failed', 'aborted')),
+  group_id    TEXT COLLATE "C",
+  task        TEXT COLLATE "C",
+  tags        TEXT COLLATE "C",
+  split       TEXT COLLATE "C" CHECK (split IS NULL OR split IN ('train', 'val', 'test')),
+  sampling    TEXT COLLATE "C",
   ended_at    DOUBLE PRECISION,
-  end_reason  TEXT,
+  end_reason  TEXT COLLATE "C",
   -- the order sessions were created in, what SQLite's rowid gives: the export pages by it
   position    BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE
 );
@@ -47,9 +49,9 @@ CREATE TABLE blob_lists (
 );
 
 CREATE TABLE groups (
-  id            TEXT PRIMARY KEY,
+  id            TEXT COLLATE "C" PRIMARY KEY,
   expected_size BIGINT CHECK (expected_size IS NULL OR expected_size > 0),
-  metadata      TEXT NOT NULL,
+  metadata      TEXT COLLATE "C" NOT NULL,
   created_at    DOUBLE PRECISION NOT NULL,
   completed_at  DOUBLE PRECISION
 );
@@ -59,39 +61,39 @@ CREATE INDEX sessions_open_rollouts ON sessions (activity_at) WHERE origin = 'ap
 CREATE INDEX groups_by_completion ON groups (completed_at, id) WHERE completed_at IS NOT NULL;
 
 CREATE TABLE calls (
-  id                     TEXT PRIMARY KEY,
-  session_id             TEXT NOT NULL REFERENCES sessions (id),
+  id                     TEXT COLLATE "C" PRIMARY KEY,
+  session_id             TEXT COLLATE "C" NOT NULL REFERENCES sessions (id),
   seq                    BIGINT NOT NULL,
-  status                 TEXT NOT NULL CHECK (status IN ('in_progress', 'ok', 'backend_error', 'aborted', 'incomplete')),
-  front_door             TEXT NOT NULL,
-  path                   TEXT NOT NULL,
-  requested_model        TEXT,
-  backend_model          TEXT,
+  status                 TEXT COLLATE "C" NOT NULL CHECK (status IN ('in_progress', 'ok', 'backend_error', 'aborted', 'incomplete')),
+  front_door             TEXT COLLATE "C" NOT NULL,
+  path                   TEXT COLLATE "C" NOT NULL,
+  requested_model        TEXT COLLATE "C",
+  backend_model          TEXT COLLATE "C",
   stream                 BIGINT NOT NULL CHECK (stream IN (0, 1)),
-  policy_version         TEXT,
-  sampling_params        TEXT NOT NULL,
-  metadata               TEXT NOT NULL,
+  policy_version         TEXT COLLATE "C",
+  sampling_params        TEXT COLLATE "C" NOT NULL,
+  metadata               TEXT COLLATE "C" NOT NULL,
   started_at             DOUBLE PRECISION NOT NULL,
   ended_at               DOUBLE PRECISION,
   time_to_first_token_ms DOUBLE PRECISION,
   total_ms               DOUBLE PRECISION,
-  token_source           TEXT CHECK (token_source IN ('backend', 'none')),
-  finish_reason          TEXT,
+  token_source           TEXT COLLATE "C" CHECK (token_source IN ('backend', 'none')),
+  finish_reason          TEXT COLLATE "C",
   stop_reason            JSONB,
-  usage                  TEXT,
-  error                  TEXT,
+  usage                  TEXT COLLATE "C",
+  error                  TEXT COLLATE "C",
   http_status            BIGINT,
-  flags                  TEXT NOT NULL DEFAULT '[]',
+  flags                  TEXT COLLATE "C" NOT NULL DEFAULT '[]',
   prompt_tokens          BIGINT,
   completion_tokens      BIGINT,
-  prompt_parent_id       TEXT REFERENCES calls (id),
+  prompt_parent_id       TEXT COLLATE "C" REFERENCES calls (id),
   prompt_prefix_length   BIGINT,
   prompt_tail            BYTEA,
   completion_token_ids   BYTEA,
   completion_logprobs    BYTEA,
-  instance_id            TEXT,
-  backend_id             TEXT,
-  weight_version         TEXT,
+  instance_id            TEXT COLLATE "C",
+  backend_id             TEXT COLLATE "C",
+  weight_version         TEXT COLLATE "C",
   UNIQUE (session_id, seq),
   CHECK ((prompt_tail IS NULL) = (prompt_prefix_length IS NULL)),
   CHECK (prompt_parent_id IS NOT NULL OR prompt_prefix_length IS NULL OR prompt_prefix_length = 0)
@@ -101,7 +103,7 @@ CREATE INDEX calls_session_totals ON calls (session_id, status, prompt_tokens, c
 CREATE INDEX calls_in_progress_by_instance ON calls (instance_id) WHERE status = 'in_progress';
 
 CREATE TABLE call_bodies (
-  call_id              TEXT PRIMARY KEY REFERENCES calls (id),
+  call_id              TEXT COLLATE "C" PRIMARY KEY REFERENCES calls (id),
   request_body         BYTEA NOT NULL,
   backend_request_body BYTEA NOT NULL,
   response_body        BYTEA,
@@ -111,41 +113,41 @@ CREATE TABLE call_bodies (
 
 CREATE TABLE session_keys (
   key_hash   BYTEA PRIMARY KEY,
-  session_id TEXT NOT NULL UNIQUE REFERENCES sessions (id),
+  session_id TEXT COLLATE "C" NOT NULL UNIQUE REFERENCES sessions (id),
   created_at DOUBLE PRECISION NOT NULL
 );
 
 CREATE TABLE rewards (
   id         BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-  session_id TEXT NOT NULL REFERENCES sessions (id),
-  call_id    TEXT REFERENCES calls (id),
+  session_id TEXT COLLATE "C" NOT NULL REFERENCES sessions (id),
+  call_id    TEXT COLLATE "C" REFERENCES calls (id),
   value      DOUBLE PRECISION NOT NULL,
-  components TEXT,
-  source     TEXT NOT NULL,
+  components TEXT COLLATE "C",
+  source     TEXT COLLATE "C" NOT NULL,
   created_at DOUBLE PRECISION NOT NULL
 );
 CREATE INDEX rewards_by_target ON rewards (session_id, call_id, id);
 
 CREATE TABLE policy_versions (
   id      BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-  version TEXT NOT NULL,
+  version TEXT COLLATE "C" NOT NULL,
   set_at  DOUBLE PRECISION NOT NULL
 );
 
 CREATE TABLE group_acks (
-  group_id TEXT PRIMARY KEY REFERENCES groups (id),
-  batch_id TEXT NOT NULL,
-  consumer TEXT NOT NULL,
+  group_id TEXT COLLATE "C" PRIMARY KEY REFERENCES groups (id),
+  batch_id TEXT COLLATE "C" NOT NULL,
+  consumer TEXT COLLATE "C" NOT NULL,
   acked_at DOUBLE PRECISION NOT NULL
 );
 CREATE INDEX group_acks_by_batch ON group_acks (batch_id);
 
 CREATE TABLE gateway_instances (
-  id            TEXT PRIMARY KEY,
-  host          TEXT NOT NULL,
+  id            TEXT COLLATE "C" PRIMARY KEY,
+  host          TEXT COLLATE "C" NOT NULL,
   pid           BIGINT NOT NULL,
-  process_scope TEXT NOT NULL,
-  process_start TEXT,
+  process_scope TEXT COLLATE "C" NOT NULL,
+  process_start TEXT COLLATE "C",
   started_at    BIGINT NOT NULL,
   seen_at       BIGINT NOT NULL
 );
