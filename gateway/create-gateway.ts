@@ -152,6 +152,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     pauseMode: config.pauseMode,
     sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
     logger: logger as FastifyBaseLogger,
+    // a call refused because the store cannot be read (PostgreSQL away) is a recording failure on /healthz and /metrics
+    onStoreUnreadable: (error) => recorder.failedBeforeBegin(error),
   });
   const context: GatewayContext = {
     config,

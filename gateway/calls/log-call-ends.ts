@@ -52,6 +52,7 @@ export function logCallEnds(recorder: Recorder, logger: FastifyBaseLogger): Reco
       await recorder.finishQuietly(callId, result);
       log(callId, result, false);
     },
+    failedBeforeBegin: (error) => recorder.failedBeforeBegin(error),
     ready: () => recorder.ready(),
     health: () => recorder.health(),
     close: () => recorder.close(),

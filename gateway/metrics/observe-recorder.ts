@@ -55,6 +55,7 @@ export function observeRecorder(recorder: Recorder, metrics: GatewayMetrics, fle
       ended(callId, result);
       await recorder.finishQuietly(callId, result);
     },
+    failedBeforeBegin: (error) => recorder.failedBeforeBegin(error),
     ready: () => recorder.ready(),
     health: () => recorder.health(),
     close: () => recorder.close(),

@@ -61,6 +61,10 @@ export class CallRecorder implements Recorder {
     await this.#finish(callId, result, 'retry').catch(() => undefined);
   }
 
+  failedBeforeBegin(error: unknown): void {
+    this.#outcomes.failedBeforeBegin(error);
+  }
+
   ready(): Promise<void> {
     return Promise.resolve();
   }

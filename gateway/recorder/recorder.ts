@@ -77,6 +77,11 @@ export interface Recorder {
   finish(callId: string, result: FinishCallInput): Promise<void>;
   /** Like finish, for paths where the harness gets an error anyway: never rejects. */
   finishQuietly(callId: string, result: FinishCallInput): Promise<void>;
+  /**
+   * Counts a call refused before it could begin because the store could not be read (PostgreSQL away; admit-call.ts):
+   * a failed write for /healthz, /metrics and the log (stage `begin`), though nothing was queued.
+   */
+  failedBeforeBegin(error: unknown): void;
   /** Resolves once writes can be committed (the recording thread opened the store); rejects if it cannot. */
   ready(): Promise<void>;
   health(): RecorderHealth;

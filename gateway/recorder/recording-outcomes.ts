@@ -52,6 +52,11 @@ export class RecordingOutcomes {
     this.counters.completionTokensRecorded += tokens?.completion ?? 0;
   }
 
+  /** A call refused before its begin was queued: the store could not be read for its admission. */
+  failedBeforeBegin(error: unknown): void {
+    this.#failed(error, 'begin', null);
+  }
+
   /** What the end retries on the writing thread did (end-retries.ts): ends written late, calls marked incomplete. */
   ends(report: EndsReport): void {
     this.#endsWaiting = report.waiting;
@@ -78,7 +83,7 @@ export class RecordingOutcomes {
     this.#failing = false;
   }
 
-  #failed(error: unknown, stage: RecorderWrite['kind'], callId: string): void {
+  #failed(error: unknown, stage: RecorderWrite['kind'], callId: string | null): void {
     const now = Date.now();
     this.counters.recordingFailures++;
     const code = (error as { code?: unknown } | null)?.code;

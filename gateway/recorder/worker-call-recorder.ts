@@ -135,6 +135,10 @@ export class WorkerCallRecorder implements Recorder {
     });
   }
 
+  failedBeforeBegin(error: unknown): void {
+    this.#outcomes.failedBeforeBegin(error);
+  }
+
   ready(): Promise<void> {
     return this.#ready;
   }

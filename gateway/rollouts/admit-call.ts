@@ -44,7 +44,7 @@ export function attributeCall(request: CallRequest, control: RolloutControl, opt
   const credential = presentedCredential(request.headers);
   let attribution: { sessionId: string; source: SessionSource };
   if (credential !== undefined && isSessionKey(credential)) {
-    const owner = control.sessionForKey(credential);
+    const owner = control.readForCall(() => control.sessionForKey(credential));
     if (owner === null)
       throw new TokentapError('TT_UNAUTHORIZED', { message: 'Unknown session key: use the apiKey POST /tokentap/v1/sessions answered' });
     const named = explicitSession(request);
@@ -59,7 +59,7 @@ export function attributeCall(request: CallRequest, control: RolloutControl, opt
   } else {
     attribution = resolveSession(request.params.sessionId, request.headers);
   }
-  const rollout = control.store.getRollout(attribution.sessionId);
+  const rollout = control.readForCall(() => control.store.getRollout(attribution.sessionId));
   // a session handed a key takes calls only with that key: naming it in the path must not let anyone add calls
   // (training data) to someone else's rollout
   if (rollout?.hasKey === true && !(credential !== undefined && isSessionKey(credential))) {
@@ -108,8 +108,9 @@ export async function admitCall(
     control.gate.release(callId);
     control.callEnded(callId, attribution.sessionId, attribution.rollout?.groupId ?? null);
   };
-  const rollout = admission === 'admitted-after-hold' ? control.store.getRollout(attribution.sessionId) : attribution.rollout;
+  let rollout = attribution.rollout;
   try {
+    if (admission === 'admitted-after-hold') rollout = control.readForCall(() => control.store.getRollout(attribution.sessionId));
     assertOpen(rollout);
   } catch (error) {
     control.gate.release(callId);

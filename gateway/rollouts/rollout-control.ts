@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GroupRow, PolicyVersionRow, RewardRow, SessionEndReason, SessionEndStatus, Store } from '../../store/index.js';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
+import { isPassingStoreFailure } from '../../store/store-failure-kinds.js';
 import { CallGate, type PauseMode } from './call-gate.js';
 import { GatewayEventHub } from './gateway-event-hub.js';
 import { GroupWaits } from './group-waits.js';
@@ -16,6 +17,8 @@ export interface RolloutControlOptions {
   pauseMode: PauseMode;
   sessionIdleTimeoutMs: number;
   logger: FastifyBaseLogger;
+  /** a model call was refused because the store could not be read (readForCall): the recorder counts it */
+  onStoreUnreadable?: (error: unknown) => void;
 }
 
 /** Who posted a reward, kept with it. */
@@ -47,11 +50,13 @@ export class RolloutControl {
   readonly sweeper: IdleSweeper;
   readonly #groupWaits = new GroupWaits();
   readonly #log: FastifyBaseLogger;
+  readonly #onStoreUnreadable: (error: unknown) => void;
   #policyVersion: string | null;
 
   constructor(options: RolloutControlOptions) {
     this.store = options.store;
     this.#log = options.logger;
+    this.#onStoreUnreadable = options.onStoreUnreadable ?? (() => undefined);
     this.gate = new CallGate(options.pauseMode);
     this.events = new GatewayEventHub(options.logger);
     this.#policyVersion = options.store.getPolicyVersion()?.version ?? null;
@@ -67,6 +72,29 @@ export class RolloutControl {
   /** the weight version new calls are recorded under */
   get policyVersion(): string | null {
     return this.#policyVersion;
+  }
+
+  /**
+   * Runs a store read that a model call's admission needs (its session's rollout row, a key's owner). While the store
+   * cannot be read (PostgreSQL restarting, the network down: a passing failure, store/store-failure-kinds.ts) the call
+   * could not be recorded either: it is refused with TT_RECORDING_FAILED (503) before the backend generates, under
+   * either recordFailure policy, since whose call it is and whether it may be made at all are in the store; and it is
+   * counted as a recording failure (`onStoreUnreadable`), so /healthz and /metrics say so even when no call gets further.
+   *
+   * @example const rollout = control.readForCall(() => control.store.getRollout(sessionId));
+   */
+  readForCall<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (!isPassingStoreFailure(error)) throw error;
+      this.#onStoreUnreadable(error);
+      const code = (error as { code?: unknown }).code;
+      throw new TokentapError('TT_RECORDING_FAILED', {
+        message: `The call could not be recorded: the store cannot be read now (${String(code)})`,
+        cause: error,
+      });
+    }
   }
 
   /** the session a key belongs to, or null for a key no session has */

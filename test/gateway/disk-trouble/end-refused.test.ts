@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../gateway/create-gateway.js';
@@ -7,6 +6,7 @@ import { createSimBackend, type SimBackend } from '../../../sim/index.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { sampleValue } from '../metrics/metric-value.js';
 import { captureLogger } from '../recorder/recorder-fixtures.js';
+import { startHeldDoor, type HeldDoor } from '../../helpers/held-door.js';
 
 /**
  * A disk that fills between a call's begin and its end (issue 12, item 5): the `in_progress` rows fit, the ends do
@@ -36,50 +36,6 @@ afterEach(async () => {
   setup = undefined;
 });
 
-/** The simulator behind a door that holds every generation request until `release()`, then passes the simulator's answer on. */
-interface HeldDoor {
-  url: string;
-  readonly waiting: number;
-  release(): void;
-}
-
-async function startHeldDoor(simUrl: string): Promise<HeldDoor & { server: Server }> {
-  let open = false;
-  const held: Array<() => void> = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const pass = (): void => {
-        void fetch(`${simUrl}${request.url}`, {
-          method: request.method,
-          headers: { 'content-type': 'application/json' },
-          ...(body.length > 0 ? { body } : {}),
-        }).then(async (answer) => {
-          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-          response.end(Buffer.from(await answer.arrayBuffer()));
-        });
-      };
-      // the gateway's start-up probe and health checks (GETs) go through: only generations wait at the door
-      if (open || request.method === 'GET') pass();
-      else held.push(pass);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    server,
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    get waiting() {
-      return held.length;
-    },
-    release() {
-      open = true;
-      for (const pass of held.splice(0)) pass();
-    },
-  };
-}
-
 async function start(recordInWorker: boolean, recordFailure: 'serve' | 'refuse'): Promise<Setup> {
   const temp = makeTempDir();
   cleanup.push(() => temp.remove());
@@ -88,7 +44,7 @@ async function start(recordInWorker: boolean, recordFailure: 'serve' | 'refuse')
   const sim = await createSimBackend({ fast: true, acceptAnyModel: true, script: { replies: [{ content: reply, times: 'forever' }] } });
   cleanup.push(() => sim.close());
   const door = await startHeldDoor(await sim.listen());
-  cleanup.push(() => new Promise<void>((resolve) => door.server.close(() => resolve())));
+  cleanup.push(() => door.close());
   const { logger, lines } = captureLogger();
   const db = temp.file('tokentap.db');
   const gateway = createGateway({ backendUrl: door.url, db, port: 0, logger, dbMaxBytes: CAP_BYTES, recordInWorker, recordFailure });
