@@ -106,7 +106,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const logger = createGatewayLogger(givenLogger, config);
   const store = givenStore ?? openStore({ path: config.db, ...(config.dbMaxBytes === undefined ? {} : { maxBytes: config.dbMaxBytes }) });
   // several gateways may write one database: only the calls of gateways that are gone are marked incomplete
-  const instance = startGatewayInstance(store, logger as FastifyBaseLogger);
+  const instance = startGatewayInstance(store, logger as FastifyBaseLogger, { heartbeatMs: config.instanceHeartbeatMs });
   // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape
   // fastify's per-request lines go to debug: a call's one info line is its `call ended` (calls/log-call-ends.ts)
   const app = fastify({

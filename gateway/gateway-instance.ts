@@ -4,16 +4,19 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayInstanceRow, Store } from '../store/types.js';
 
-/** How often a running gateway refreshes its row and recovers the calls of gateways that died since. */
+/** How often a running gateway refreshes its row and recovers the calls of gateways that died since (config instanceHeartbeatMs). */
 export const INSTANCE_HEARTBEAT_MS = 30_000;
-/** A gateway outside this process scope (another host, container or boot) counts as gone this long after its last refresh. */
-export const INSTANCE_STALE_MS = 10 * INSTANCE_HEARTBEAT_MS;
+/** A gateway outside this process scope (another host, container or boot) counts as gone this many heartbeats after its last refresh. */
+export const INSTANCE_STALE_BEATS = 10;
+/** ... that is, by default, this long. */
+export const INSTANCE_STALE_MS = INSTANCE_STALE_BEATS * INSTANCE_HEARTBEAT_MS;
 
 /**
  * This gateway process as a row of gateway_instances, and the judge of other rows. Several gateways may write one
  * database; each tags the calls it begins with its id, and whoever starts (or refreshes) marks `incomplete` only the
  * calls of gateways that are gone: in the same process scope by its pid (and the pid's start time, so a reused pid
- * is not mistaken for it), elsewhere by a refresh older than INSTANCE_STALE_MS.
+ * is not mistaken for it), elsewhere by a refresh older than INSTANCE_STALE_BEATS heartbeats (`heartbeatMs`, the same on
+ * every gateway of a database: a gateway judges the others by its own).
  *
  * @example
  * const instance = startGatewayInstance(store, logger); // registers, recovers, refreshes every 30 s
@@ -26,6 +29,7 @@ export interface GatewayInstance {
 }
 
 export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, options: { heartbeatMs?: number } = {}): GatewayInstance {
+  const heartbeatMs = options.heartbeatMs ?? INSTANCE_HEARTBEAT_MS;
   const now = Date.now();
   const row: GatewayInstanceRow = {
     id: randomUUID(),
@@ -38,7 +42,9 @@ export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, op
   };
   store.registerInstance(row);
   const recover = (): void => {
-    const recovered = store.recoverOrphanedCalls((other) => other.id === row.id || isInstanceLive(other, Date.now(), row.processScope));
+    const recovered = store.recoverOrphanedCalls(
+      (other) => other.id === row.id || isInstanceLive(other, Date.now(), row.processScope, INSTANCE_STALE_BEATS * heartbeatMs),
+    );
     if (recovered.calls > 0)
       logger.warn(
         { calls: recovered.calls, gateways: recovered.instances },
@@ -54,7 +60,7 @@ export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, op
       // a full or read-only disk: the recorder reports it; the next beat tries again
       logger.warn({ err: error }, 'could not refresh this gateway in the database');
     }
-  }, options.heartbeatMs ?? INSTANCE_HEARTBEAT_MS);
+  }, heartbeatMs);
   timer.unref();
   return {
     id: row.id,
@@ -71,12 +77,12 @@ export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, op
 
 /**
  * Whether the gateway of `row` still runs: in this process scope, its pid exists and started when it did; elsewhere,
- * it refreshed its row within INSTANCE_STALE_MS.
+ * it refreshed its row within `staleMs` (default INSTANCE_STALE_MS).
  *
  * @example isInstanceLive(row, Date.now()) // false once that gateway was SIGKILLed
  */
-export function isInstanceLive(row: GatewayInstanceRow, now: number, scope = processScope()): boolean {
-  if (row.processScope !== scope) return now - row.seenAt < INSTANCE_STALE_MS;
+export function isInstanceLive(row: GatewayInstanceRow, now: number, scope = processScope(), staleMs = INSTANCE_STALE_MS): boolean {
+  if (row.processScope !== scope) return now - row.seenAt < staleMs;
   if (!pidExists(row.pid)) return false;
   if (row.processStart === null) return true;
   const start = processStartTime(row.pid);

@@ -105,6 +105,10 @@ export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?
   },
   sessionIdleTimeoutMs: { value: 'MS', description: 'end an open rollout session as aborted after this long without a call (0: never)' },
   shutdownTimeoutMs: { value: 'MS', description: 'on SIGTERM/SIGINT, how long in-flight calls may finish before they are cut (recorded aborted)' },
+  instanceHeartbeatMs: {
+    value: 'MS',
+    description: 'refresh of this gateway in the database; a gateway on another host is gone after 10 missed (same on every gateway)',
+  },
   eventStreamMaxBufferBytes: {
     value: 'BYTES',
     description: 'how far an admin event reader may fall behind before its stream is cut (it reconnects)',

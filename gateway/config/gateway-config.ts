@@ -134,6 +134,12 @@ const gatewaySettings = z.strictObject({
    */
   shutdownTimeoutMs: z.coerce.number().int().min(0).default(30_000),
   /**
+   * ms between refreshes of this gateway's row in the database (gateway_instances), each also recovering the calls of
+   * gateways that are gone; one on another host counts as gone after 10 of these without a refresh. Give every gateway
+   * of a database the same value (each judges the others by its own)
+   */
+  instanceHeartbeatMs: z.coerce.number().int().min(100).default(30_000),
+  /**
    * bytes an admin event reader (`GET /tokentap/v1/events`) may fall behind before the gateway cuts its stream off
    * (it reconnects; events are not replayed), so a stalled reader cannot make the gateway buffer without bound
    */

@@ -3,7 +3,14 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../store/index.js';
 import type { GatewayInstanceRow, Store } from '../../store/types.js';
-import { INSTANCE_STALE_MS, isInstanceLive, processScope, processStartTime, startGatewayInstance } from '../../gateway/gateway-instance.js';
+import {
+  INSTANCE_STALE_BEATS,
+  INSTANCE_STALE_MS,
+  isInstanceLive,
+  processScope,
+  processStartTime,
+  startGatewayInstance,
+} from '../../gateway/gateway-instance.js';
 import { sampleBeginInput } from '../store/store-fixtures.js';
 
 const silent = { warn: () => undefined } as unknown as Parameters<typeof startGatewayInstance>[1];
@@ -68,5 +75,18 @@ describe('startGatewayInstance', () => {
     instance.stop();
     // stopped: its row is gone, so the next gateway takes its leftover call for orphaned
     expect(store.recoverOrphanedCalls(() => true)).toEqual({ calls: 1, instances: [instance.id] });
+  });
+
+  it(`a gateway on another host counts as gone ${INSTANCE_STALE_BEATS} heartbeats after its last refresh (instanceHeartbeatMs)`, async () => {
+    store = openStore({ path: ':memory:' });
+    const heartbeatMs = 50;
+    store.registerInstance(here({ id: 'elsewhere', processScope: 'another-host', pid: 999_999_999, seenAt: Date.now() }));
+    const call = store.beginCall(sampleBeginInput({ sessionId: 's', instanceId: 'elsewhere' })).callId;
+    const instance = startGatewayInstance(store, silent, { heartbeatMs });
+    // it refreshed its row just now: alive at this gateway's start
+    expect(store.getCall(call)?.status).toBe('in_progress');
+    // it never refreshes again (its host is gone): a beat after 10 x 50 ms marks its call
+    await expect.poll(() => store?.getCall(call)?.status, { timeout: 5_000 }).toBe('incomplete');
+    instance.stop();
   });
 });
