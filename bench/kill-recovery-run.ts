@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openStore } from '../store/index.js';
+import { openStore, redactPostgresUrl } from '../store/index.js';
 import { createSimBackend, type SimGenerationRecord, type SimScript } from '../sim/index.js';
 import { createSeededRandom, hashNumbers, type SeededRandom } from '../sim/seeded-random.js';
 import { freePort, startGatewayProcess, type GatewayProcess } from './gateway-process.js';
@@ -33,6 +33,11 @@ export interface KillRecoveryOptions {
   cliPath?: string;
   /** where the database and the gateway's logs go; default a temp folder, removed after a clean run */
   workDir?: string;
+  /**
+   * the database: a `postgres://` URL of an empty database (or one of the latest schema and no rows) to run on
+   * PostgreSQL (issue 17, must-have 4); default a SQLite file in `workDir`
+   */
+  db?: string;
   /** progress lines: the seed, each kill point, the verdict */
   log?: (line: string) => void;
 }
@@ -53,7 +58,7 @@ export interface KillPoint {
   rowsInProgress: number;
   /** rows the restarted gateway marked `incomplete` (logged at its start) */
   markedIncomplete: number;
-  /** PRAGMA integrity_check on the file the kill left */
+  /** PRAGMA integrity_check on the file the kill left (PostgreSQL: its schema readable, store.integrityCheck()) */
   integrity: string;
 }
 
@@ -95,7 +100,7 @@ const SCRIPT: SimScript = {
 export async function runKillRecovery(options: KillRecoveryOptions): Promise<KillRecoveryReport> {
   const log = options.log ?? ((): void => undefined);
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'tokentap-kill-'));
-  const db = join(workDir, 'kill-recovery.db');
+  const db = options.db ?? join(workDir, 'kill-recovery.db');
   const sim = await createSimBackend({
     fast: true,
     acceptAnyModel: true,
@@ -119,7 +124,9 @@ export async function runKillRecovery(options: KillRecoveryOptions): Promise<Kil
     upAt: 0,
     start: () => startGatewayProcess({ backendUrl: simUrl, db, port, cliPath: options.cliPath, logFile: join(workDir, `gateway-${++starts}.log`) }),
   };
-  log(`kill-recovery: seed ${options.seed}, ${options.sessions} sessions, ${options.kills} kills, work dir ${workDir}`);
+  log(
+    `kill-recovery: seed ${options.seed}, ${options.sessions} sessions, ${options.kills} kills, work dir ${workDir}${options.db === undefined ? '' : `, database ${redactPostgresUrl(options.db)}`}`,
+  );
   const sessionIds = Array.from({ length: options.sessions }, (_, index) => `kr-${options.seed}-${index}`);
   let finalPhaseFrom: number[] | null = null;
   const sessions = sessionIds.map((sessionId, index) =>

@@ -2,6 +2,7 @@
  * `npm run bench:kill-recovery -- --sessions 16 --kills 10 --seed 1`: SIGKILLs a recording gateway under load again
  * and again, restarts it on the same database, and checks that no call a client received in full was lost
  * (docs/reliability.md, promise 1). Prints the seed, every kill point and the verdict; exits 1 on any violation.
+ * `--db postgres://...` runs it on an empty PostgreSQL database instead of a SQLite file.
  */
 import { parseArgs } from 'node:util';
 import { runKillRecovery } from './kill-recovery-run.js';
@@ -17,6 +18,7 @@ async function main(): Promise<number> {
       'max-delay-ms': { type: 'string', default: '1000' },
       'tokens-per-second': { type: 'string', default: '150' },
       'work-dir': { type: 'string' },
+      db: { type: 'string' },
     },
   });
   const write = (line: string): void => {
@@ -31,6 +33,7 @@ async function main(): Promise<number> {
     maxKillDelayMs: Number(values['max-delay-ms']),
     tokensPerSecond: Number(values['tokens-per-second']),
     workDir: values['work-dir'],
+    db: values.db,
     log: write,
   });
   write(
