@@ -1,0 +1,187 @@
+/** One setup of the throughput phase, summed over its rounds (CPU in seconds, from /proc). */
+export interface ThroughputRow {
+  name: string;
+  engine: 'sqlite' | 'postgres' | 'direct';
+  gateways: number;
+  calls: number;
+  seconds: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  /** received calls the store does not hold `ok` with every token (null: not checked, the simulator) */
+  lost: number | null;
+  cpu: { gateways: number; postgres: number; simulator: number; clients: number; machine: number };
+}
+
+export interface EngineBytes {
+  bytes: number;
+  calls: number;
+}
+
+export interface PostgresBenchResult {
+  config: {
+    concurrency: number;
+    rounds: number;
+    seconds: number;
+    tokens: number;
+    systemTokens: number;
+    turns: number;
+    commitSessions: number;
+    exportSessions: number;
+    exportTurns: number;
+  };
+  /** fdatasyncMs: p50 of one 8 KB write + fdatasync in the work folder (what each PostgreSQL commit waits for) */
+  machine: { cores: number; freeCoresBefore: number; loadAverage: number; fdatasyncMs: number };
+  throughput: ThroughputRow[];
+  commit: Record<'direct' | 'sqlite' | 'postgres', { p50Ms: number; p99Ms: number; calls: number; errors: number }>;
+  storage: Record<'recorded' | 'synthetic', Record<'sqlite' | 'postgres', EngineBytes>>;
+  exports: Array<{ engine: 'sqlite' | 'postgres'; fileType: string; bytes: number; seconds: number; cpuSeconds: number }>;
+  /** the synthetic store's writes through the Store API: calls per second on each engine */
+  writeCallsPerSecond: Record<'sqlite' | 'postgres', number>;
+}
+
+/** A target of issue 17 as this run measured it. */
+export interface TargetVerdict {
+  target: string;
+  measured: string;
+  pass: boolean;
+  /** why a miss may say nothing of the code (too few free cores), when it may not */
+  note: string | null;
+}
+
+const row = (result: PostgresBenchResult, engine: string, gateways: number): ThroughputRow | undefined =>
+  result.throughput.find((entry) => entry.engine === engine && entry.gateways === gateways);
+const callsPerSecond = (entry: ThroughputRow | undefined): number => (entry === undefined ? Number.NaN : entry.calls / entry.seconds);
+const msPerCall = (seconds: number, entry: ThroughputRow | undefined): number =>
+  entry === undefined ? Number.NaN : (seconds * 1000) / Math.max(1, entry.calls);
+const gatewayMs = (entry: ThroughputRow | undefined): number => msPerCall(entry?.cpu.gateways ?? Number.NaN, entry);
+const perTurn = (bytes: EngineBytes): number => bytes.bytes / Math.max(1, bytes.calls);
+const exportRate = (result: PostgresBenchResult, engine: string, fileType: string): number => {
+  const entry = result.exports.find((figures) => figures.engine === engine && figures.fileType === fileType);
+  return entry === undefined ? Number.NaN : entry.bytes / 1e6 / entry.seconds;
+};
+/** Cores a setup kept busy: every process of the bench, and every other process on the machine. */
+export const benchCores = (entry: ThroughputRow): number =>
+  (entry.cpu.gateways + (Number.isNaN(entry.cpu.postgres) ? 0 : entry.cpu.postgres) + entry.cpu.simulator + entry.cpu.clients) / entry.seconds;
+const otherCores = (entry: ThroughputRow): number => Math.max(0, entry.cpu.machine / entry.seconds - benchCores(entry));
+
+/**
+ * The targets of issue 17 ("Benchmark") judged on one run's figures, each a ratio measured in that run.
+ *
+ * @example judgeTargets(result).filter((verdict) => !verdict.pass).map((verdict) => verdict.target)
+ */
+export function judgeTargets(result: PostgresBenchResult): TargetVerdict[] {
+  const verdicts: TargetVerdict[] = [];
+  const cpuRatio = gatewayMs(row(result, 'postgres', 1)) / gatewayMs(row(result, 'sqlite', 1));
+  const cpuRatio2 = gatewayMs(row(result, 'postgres', 2)) / gatewayMs(row(result, 'sqlite', 2));
+  verdicts.push({
+    target: 'gateway CPU per call, PostgreSQL / SQLite <= 1.3',
+    measured: `${cpuRatio.toFixed(2)}x with 1 gateway (${gatewayMs(row(result, 'postgres', 1)).toFixed(2)} / ${gatewayMs(row(result, 'sqlite', 1)).toFixed(2)} ms), ${cpuRatio2.toFixed(2)}x with 2`,
+    pass: cpuRatio <= 1.3,
+    note: null,
+  });
+  const { commit } = result;
+  const extra = commit.postgres.p50Ms - commit.sqlite.p50Ms;
+  verdicts.push({
+    target: 'commit before the last byte, PostgreSQL - SQLite p50 at c=1 <= 1 ms',
+    measured: `${extra >= 0 ? '+' : ''}${extra.toFixed(2)} ms (p50 ${commit.postgres.p50Ms.toFixed(2)} / ${commit.sqlite.p50Ms.toFixed(2)} ms; direct ${commit.direct.p50Ms.toFixed(2)} ms)`,
+    pass: extra <= 1,
+    note: `PostgreSQL flushes its WAL at each commit (${result.machine.fdatasyncMs.toFixed(2)} ms p50 for an 8 KB fdatasync on this disk), SQLite's WAL with synchronous=NORMAL does not`,
+  });
+  for (const kind of ['recorded', 'synthetic'] as const) {
+    const { sqlite, postgres } = result.storage[kind];
+    const ratio = perTurn(postgres) / perTurn(sqlite);
+    verdicts.push({
+      target: `storage per turn (${kind === 'recorded' ? 'recorded by the gateways' : 'synthetic store'}), PostgreSQL / SQLite <= 1.5`,
+      measured: `${ratio.toFixed(2)}x (${(perTurn(postgres) / 1024).toFixed(1)} / ${(perTurn(sqlite) / 1024).toFixed(1)} KB per call)`,
+      pass: ratio <= 1.5,
+      note: null,
+    });
+  }
+  for (const fileType of new Set(result.exports.map((figures) => figures.fileType))) {
+    const ratio = exportRate(result, 'postgres', fileType) / exportRate(result, 'sqlite', fileType);
+    verdicts.push({
+      target: `export ${fileType} MB/s, PostgreSQL / SQLite >= 0.5`,
+      measured: `${ratio.toFixed(2)}x (${exportRate(result, 'postgres', fileType).toFixed(1)} / ${exportRate(result, 'sqlite', fileType).toFixed(1)} MB/s)`,
+      pass: ratio >= 0.5,
+      note: null,
+    });
+  }
+  verdicts.push(judgeScaling(result));
+  return verdicts;
+}
+
+/**
+ * 4 gateways against 1 on PostgreSQL. Three times the calls need three times the CPU of the 1-gateway phase (every
+ * process of it: gateways, database, simulator, clients); with fewer free cores than that a miss is the machine's.
+ */
+function judgeScaling(result: PostgresBenchResult): TargetVerdict {
+  const one = row(result, 'postgres', 1);
+  const four = row(result, 'postgres', 4);
+  const ratio = callsPerSecond(four) / callsPerSecond(one);
+  const needed = one === undefined ? Number.NaN : 3 * benchCores(one);
+  const free = Math.min(result.machine.freeCoresBefore, four === undefined ? Number.POSITIVE_INFINITY : result.machine.cores - otherCores(four));
+  const coresAllow = free >= needed;
+  return {
+    target: '4 gateways / 1 gateway calls/s on PostgreSQL >= 3 (where the cores allow)',
+    measured: `${ratio.toFixed(2)}x (${callsPerSecond(four).toFixed(0)} / ${callsPerSecond(one).toFixed(0)} calls/s)`,
+    pass: ratio >= 3,
+    note: `${free.toFixed(1)} of ${result.machine.cores} cores free; 3x the 1-gateway phase needs about ${needed.toFixed(1)}: ${coresAllow ? 'the cores allowed the test' : 'the cores did not allow it, so a miss is the machine, not the gateways'}`,
+  };
+}
+
+function throughputTable(result: PostgresBenchResult): string[] {
+  const direct = row(result, 'direct', 0);
+  const lines = [
+    '| setup | calls/s | x 1 gateway | p50 ms | p99 ms | +p99 ms vs direct | gateway CPU ms/call | PostgreSQL CPU ms/call | cores: bench / others | errors | lost |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const entry of result.throughput) {
+    const single = entry.engine === 'direct' ? undefined : row(result, entry.engine, 1);
+    const cells = [
+      entry.name,
+      callsPerSecond(entry).toFixed(0),
+      single === undefined ? '-' : (callsPerSecond(entry) / callsPerSecond(single)).toFixed(2),
+      entry.p50Ms.toFixed(1),
+      entry.p99Ms.toFixed(1),
+      entry.engine === 'direct' || direct === undefined ? '-' : (entry.p99Ms - direct.p99Ms).toFixed(1),
+      entry.engine === 'direct' ? '-' : gatewayMs(entry).toFixed(2),
+      entry.engine === 'postgres' ? msPerCall(entry.cpu.postgres, entry).toFixed(2) : '-',
+      `${benchCores(entry).toFixed(2)} / ${otherCores(entry).toFixed(2)}`,
+      String(entry.errors),
+      entry.lost === null ? '-' : String(entry.lost),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines;
+}
+
+/**
+ * The whole report: configuration and machine, the throughput table, the per-core sizing figures and every target.
+ *
+ * @example process.stdout.write(`${formatPostgresReport(result)}\n`);
+ */
+export function formatPostgresReport(result: PostgresBenchResult): string {
+  const { config, machine } = result;
+  const pg1 = row(result, 'postgres', 1);
+  const lines = [
+    `postgres bench: ${config.concurrency} concurrent conversations (a closed loop: the same fixed load for every setup), ${config.turns} calls per session, ${config.systemTokens}-token system prompt, ${config.tokens} streamed tokens per call from the fast simulator (unpaced); ${config.rounds} interleaved rounds of ${config.seconds} s per setup`,
+    `machine: ${machine.cores} cores, ${machine.freeCoresBefore.toFixed(1)} free before the run (/proc/stat over 2 s), load average ${machine.loadAverage.toFixed(1)}`,
+    '',
+    ...throughputTable(result),
+    '',
+    `sizing: a gateway core carries ${(1000 / gatewayMs(pg1)).toFixed(0)} calls/s on PostgreSQL (${(1000 / gatewayMs(row(result, 'sqlite', 1))).toFixed(0)} on SQLite); a PostgreSQL core ${(1000 / msPerCall(pg1?.cpu.postgres ?? Number.NaN, pg1)).toFixed(0)} calls/s (server CPU of the 1-gateway phase)`,
+    `commit at c=1 (${result.commit.postgres.calls} calls to each after a warm-up session): p50 / p99 ms direct ${result.commit.direct.p50Ms.toFixed(2)} / ${result.commit.direct.p99Ms.toFixed(2)}, SQLite ${result.commit.sqlite.p50Ms.toFixed(2)} / ${result.commit.sqlite.p99Ms.toFixed(2)}, PostgreSQL ${result.commit.postgres.p50Ms.toFixed(2)} / ${result.commit.postgres.p99Ms.toFixed(2)}; errors ${result.commit.sqlite.errors + result.commit.postgres.errors + result.commit.direct.errors}`,
+    `synthetic store (${config.exportSessions} sessions x ${config.exportTurns} turns, bench/make-store.ts) written through the Store API: SQLite ${result.writeCallsPerSecond.sqlite.toFixed(0)} calls/s, PostgreSQL ${result.writeCallsPerSecond.postgres.toFixed(0)} calls/s`,
+    ...result.exports.map(
+      (figures) =>
+        `export ${figures.fileType} from ${figures.engine}: ${(figures.bytes / 1e6).toFixed(1)} MB in ${figures.seconds.toFixed(2)} s (${(figures.bytes / 1e6 / figures.seconds).toFixed(1)} MB/s, ${(figures.bytes / 1e6 / figures.cpuSeconds).toFixed(1)} MB per CPU second)`,
+    ),
+    '',
+    'targets (ratios from this run):',
+    ...judgeTargets(result).map(
+      (verdict) => `  ${verdict.pass ? 'pass' : 'MISS'}  ${verdict.target}: ${verdict.measured}${verdict.note === null ? '' : `; ${verdict.note}`}`,
+    ),
+  ];
+  return lines.join('\n');
+}
