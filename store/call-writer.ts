@@ -33,15 +33,32 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
   const { database, sessions, bodies, delta } = options;
   const postgres = dialectOf(database) === 'postgres';
   const selectNextSeq = database.prepare<[string], { seq: number }>(`SELECT coalesce(max(seq), 0) + 1 AS seq FROM calls WHERE session_id = ?`);
-  // PostgreSQL: gateways beginning calls of one session at once take turns on its row, so each reads the seq the
-  // one before it wrote (SQLite's IMMEDIATE transaction holds the whole database instead)
-  const lockSession = postgres ? database.prepare<[string]>(`SELECT id FROM sessions WHERE id = ? FOR UPDATE`) : null;
   const insertCall = database.prepare(
     `INSERT INTO calls (id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
                         policy_version, sampling_params, metadata, started_at, instance_id, backend_id)
      VALUES (@id, @sessionId, @seq, 'in_progress', @frontDoor, @path, @requestedModel, @backendModel, @stream,
              @policyVersion, @samplingParams, @metadata, @startedAt, @instanceId, @backendId)`,
   );
+  // PostgreSQL, in two statements where SQLite takes four (each a round trip there): gateways beginning calls of one
+  // session at once take turns on its row (the upsert locks it, and moves activity_at as touch does), and the call's
+  // insert, a statement after the lock, reads the seq the one before it committed. SQLite's IMMEDIATE transaction
+  // holds the whole database instead.
+  const claimSession = postgres
+    ? database.prepare<[string, number, number]>(
+        `INSERT INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, '{}')
+         ON CONFLICT (id) DO UPDATE SET activity_at = greatest(sessions.activity_at, EXCLUDED.activity_at)`,
+      )
+    : null;
+  const insertCallWithSeq = postgres
+    ? database.prepare<[Record<string, unknown>], { seq: number }>(
+        `INSERT INTO calls (id, session_id, seq, status, front_door, path, requested_model, backend_model, stream,
+                            policy_version, sampling_params, metadata, started_at, instance_id, backend_id)
+         SELECT @id, @sessionId, coalesce(max(seq), 0) + 1, 'in_progress', @frontDoor, @path, @requestedModel, @backendModel,
+                @stream, @policyVersion, @samplingParams, @metadata, @startedAt, @instanceId, @backendId
+           FROM calls WHERE session_id = @sessionId
+         RETURNING seq`,
+      )
+    : null;
   const insertBodies = database.prepare<[string, Buffer, Buffer, Buffer | null]>(
     `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
   );
@@ -70,14 +87,9 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
   );
 
   const begin = database.transaction((callId: string, input: BeginCallInput): number => {
-    sessions.ensure(input.sessionId, {}, input.startedAt);
-    sessions.touch(input.sessionId, input.startedAt);
-    lockSession?.get(input.sessionId);
-    const seq = (selectNextSeq.get(input.sessionId) as { seq: number }).seq;
-    insertCall.run({
+    const columns = {
       id: callId,
       sessionId: input.sessionId,
-      seq,
       // the texts of columns of their own (not JSON) are made valid Unicode: the last guard (well-formed-text.ts)
       frontDoor: wellFormedText(input.frontDoor),
       path: wellFormedText(input.path),
@@ -90,7 +102,17 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
       startedAt: input.startedAt,
       instanceId: input.instanceId ?? null,
       backendId: wellFormedText(input.backendId ?? null),
-    });
+    };
+    let seq: number;
+    if (claimSession !== null && insertCallWithSeq !== null) {
+      claimSession.run(input.sessionId, input.startedAt, input.startedAt);
+      seq = (insertCallWithSeq.get(columns) as { seq: number }).seq;
+    } else {
+      sessions.ensure(input.sessionId, {}, input.startedAt);
+      sessions.touch(input.sessionId, input.startedAt);
+      seq = (selectNextSeq.get(input.sessionId) as { seq: number }).seq;
+      insertCall.run({ ...columns, seq });
+    }
     const chat = input.chatRequestBody === undefined || input.chatRequestBody === null ? [] : [input.chatRequestBody];
     const [requestBody, backendRequestBody, chatRequestBody] = bodies.write([input.requestBody, input.backendRequestBody, ...chat]);
     insertBodies.run(callId, requestBody as Buffer, backendRequestBody as Buffer, chatRequestBody ?? null);

@@ -6,7 +6,7 @@
 import type { MessagePort } from 'node:worker_threads';
 
 /** Bumped whenever a message changes shape: a dist/ worker left from an older build is refused, not misread. */
-export const PG_BRIDGE_PROTOCOL = 1;
+export const PG_BRIDGE_PROTOCOL = 2;
 
 export interface PgHostData {
   protocol: number;
@@ -22,7 +22,8 @@ export interface PgHostData {
 }
 
 export type ToPgHost =
-  | { kind: 'query'; name: string | null; text: string; values: unknown[]; rowMode: 'array' | null }
+  /** `prelude`: statements without parameters run first (deferred BEGIN / SAVEPOINT / RELEASE); null for none */
+  | { kind: 'query'; name: string | null; text: string; values: unknown[]; rowMode: 'array' | null; prelude?: string | null }
   /** statements without parameters, as one simple query (migrations, BEGIN/COMMIT) */
   | { kind: 'exec'; text: string }
   | { kind: 'close' };

@@ -54,6 +54,12 @@ export class PgDatabase implements SqlDatabase {
   #depth = 0;
   /** the connection failed inside the open transaction: nothing more may run in it (it is gone) until it ends */
   #transactionLost = false;
+  /**
+   * BEGIN, SAVEPOINT and RELEASE not sent yet: they travel with the next statement that is (one round trip to the
+   * worker and one to the server instead of one each). They fail only with the connection or inside a transaction
+   * already failed, and either way the next statement's caller gets that error, as it would its own.
+   */
+  #deferred: string[] = [];
   #closed = false;
 
   constructor(options: PgDatabaseOptions) {
@@ -107,7 +113,7 @@ export class PgDatabase implements SqlDatabase {
     if (this.#closed) throw new TokentapError('STORE_OPEN_FAILED', { message: 'the PostgreSQL connection is closed' });
     // a statement after the loss would run on a new connection, outside the transaction its caller thinks it is in
     if (this.#transactionLost) throw new PgError('the PostgreSQL connection was lost in this transaction', 'PG_CONNECTION_LOST', true);
-    const answer = this.#roundTrip(message);
+    const answer = this.#roundTrip(this.#withDeferred(message));
     if (!answer.ok) {
       const { message, code, connectionLost } = answer.error;
       if (connectionLost && this.#depth > 0) this.#transactionLost = true;
@@ -144,11 +150,13 @@ export class PgDatabase implements SqlDatabase {
 
   #inTransaction<T>(work: () => T): T {
     const depth = this.#depth;
-    this.request({ kind: 'exec', text: depth === 0 ? 'BEGIN' : `SAVEPOINT tt_${depth}` });
+    this.#deferred.push(depth === 0 ? 'BEGIN' : `SAVEPOINT tt_${depth}`);
     this.#depth = depth + 1;
     try {
       const result = work();
-      this.request({ kind: 'exec', text: depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT tt_${depth}` });
+      // a COMMIT is always sent and waited for: a transaction is committed only once the server says so
+      if (depth === 0) this.request({ kind: 'exec', text: 'COMMIT' });
+      else this.#deferred.push(`RELEASE SAVEPOINT tt_${depth}`);
       this.#depth = depth;
       return result;
     } catch (error) {
@@ -156,8 +164,19 @@ export class PgDatabase implements SqlDatabase {
       this.#rollback(depth);
       throw error;
     } finally {
-      if (depth === 0) this.#transactionLost = false;
+      if (depth === 0) {
+        this.#transactionLost = false;
+        this.#deferred = [];
+      }
     }
+  }
+
+  /** The message with the deferred statements before it: joined into an exec's text, or a query's prelude. */
+  #withDeferred(message: Exclude<ToPgHost, { kind: 'close' }>): Exclude<ToPgHost, { kind: 'close' }> {
+    if (this.#deferred.length === 0) return message;
+    const prelude = this.#deferred.join('; ');
+    this.#deferred = [];
+    return message.kind === 'exec' ? { kind: 'exec', text: `${prelude}; ${message.text}` } : { ...message, prelude };
   }
 
   /** Undoes a failed (sub)transaction; on a lost connection there is nothing left to undo. */

@@ -57,6 +57,7 @@ async function handle(request: Exclude<ToPgHost, { kind: 'close' }>): Promise<Fr
     await connection.query(request.text);
     return { ok: true, rows: [], rowCount: 0 };
   }
+  if (request.prelude !== undefined && request.prelude !== null) await connection.query(request.prelude);
   const result = await connection.query({
     ...(request.name === null ? {} : { name: request.name }),
     text: request.text,
