@@ -2,11 +2,11 @@
  * The test run's PostgreSQL server (test/helpers/postgres-global-setup.ts) and databases of its own per caller, so
  * test files running in parallel never see each other's rows. No mock anywhere: a real server from Debian's packages.
  *
- * A database holding the store's schema costs a CREATE DATABASE and a migration (about half a second on two cores),
- * so `acquireMigratedDatabase` clones one from a template migrated once per run, and `releaseMigratedDatabase`
- * empties it (every row, every identity counter) for the next test of the same file instead of dropping it: each
- * test still starts from a database of the latest schema and no rows, as a fresh one would be. Their commits do not
- * wait for the disk (synchronous_commit off), which halves the time of a test writing many calls.
+ * A database costs a CREATE DATABASE (and a migration for one holding the store's schema), and dropping it as much:
+ * about a second together on two busy cores. So `acquireMigratedDatabase` clones one from a template migrated once
+ * per run, and a database handed back (dropTestDatabase) is emptied for the next test of the same file instead of
+ * dropped: each test still starts from what a new one holds (no schema, or the latest schema and no rows). Their
+ * commits do not wait for the disk (synchronous_commit off), which halves the time of a test writing many calls.
  *
  * @example
  * describe.skipIf(!postgresAvailable())('on PostgreSQL', () => { const url = acquireMigratedDatabase(); ... });
@@ -35,58 +35,70 @@ export function postgresUnavailable(): string {
   return inject('postgres')?.unavailable ?? 'the PostgreSQL test server was not started (vitest.config.ts globalSetup)';
 }
 
-/** Creates an empty database (no schema) on the test server and returns its URL; drop it with dropTestDatabase. */
+/**
+ * An empty database (no schema) on the test server: a new one, or one a test of this file handed back (its schema
+ * dropped). Hand it back with dropTestDatabase.
+ */
 export function createTestDatabase(prefix = 'tt'): string {
+  const free = freeDatabases.empty.pop();
+  if (free !== undefined) return databaseUrl(free);
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   admin().exec(`CREATE DATABASE ${name}`);
-  return databaseUrl(name);
+  return adopt(name, 'empty');
 }
 
-/** Drops a database made by createTestDatabase or acquireMigratedDatabase (its connections closed first). */
-export function dropTestDatabase(url: string): void {
-  if (!postgresAvailable()) return;
-  const name = databaseName(url);
-  pooled.get(name)?.connection.close();
-  pooled.delete(name);
-  admin().exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
-
-/** A database of the latest schema and no rows (cloned from the run's template, or one released by an earlier test). */
+/** A database of the latest schema and no rows (cloned from the run's template, or one handed back by an earlier test). */
 export function acquireMigratedDatabase(): string {
-  const free = freeDatabases.pop();
+  const free = freeDatabases.migrated.pop();
   if (free !== undefined) return databaseUrl(free);
   ensureTemplate();
   const name = `tt_${randomBytes(6).toString('hex')}`;
   admin().exec(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_NAME}`);
-  // a commit returns before its WAL is flushed (as visible and atomic, lost only if the server itself crashed): the
-  // store's tests kill clients, never this server; tests that restart PostgreSQL make databases of their own
-  admin().exec(`ALTER DATABASE ${name} SET synchronous_commit = off`);
-  // what the schema is before any test runs on it, for the release to tell a schema a test changed
-  const connection = new PgDatabase({ connectionString: databaseUrl(name), applicationName: 'tokentap-tests' });
-  pooled.set(name, { connection, fingerprint: schemaFingerprint(connection) });
-  return databaseUrl(name);
+  return adopt(name, 'migrated');
 }
 
 /**
- * Hands a database from acquireMigratedDatabase back: every other connection to it is ended (a store a test left
- * open, a killed child's), every table emptied and every identity restarted, so the next test finds what a fresh
- * clone holds. One whose schema a test changed is dropped instead.
+ * Hands a database from createTestDatabase or acquireMigratedDatabase back (or drops one made otherwise): every other
+ * connection to it is ended (a store a test left open, a killed child's), then an empty one loses its schema and a
+ * migrated one its rows and identity counters, so the next test of the file finds what a new one holds. One whose
+ * schema a test changed (migrated) or left more than its public schema (empty) is dropped instead.
  */
-export function releaseMigratedDatabase(url: string): void {
+export function dropTestDatabase(url: string): void {
   if (!postgresAvailable()) return;
   const name = databaseName(url);
   const entry = pooled.get(name);
   try {
-    if (entry === undefined) throw new Error(`${name} was not made by acquireMigratedDatabase`);
-    const { connection, fingerprint } = entry;
+    if (entry === undefined) throw new Error(`${name} was not made here`);
+    const { connection, kind, fingerprint } = entry;
     const pid = connection.prepare<[], { pid: number }>(`SELECT pg_backend_pid() AS pid`).get()?.pid ?? 0;
     admin().exec(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> ${pid}`);
-    if (schemaFingerprint(connection) !== fingerprint) throw new Error(`a test changed the schema of ${name}`);
-    connection.exec(EMPTY_EVERY_TABLE);
-    freeDatabases.push(name);
+    if (schemaFingerprint(connection, kind) !== fingerprint) throw new Error(`a test changed the schema of ${name}`);
+    connection.exec(kind === 'migrated' ? EMPTY_EVERY_TABLE : DROP_THE_SCHEMA);
+    freeDatabases[kind].push(name);
   } catch {
-    dropTestDatabase(url);
+    entry?.connection.close();
+    pooled.delete(name);
+    admin().exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
+}
+
+/** The same as dropTestDatabase, named for acquireMigratedDatabase. */
+export function releaseMigratedDatabase(url: string): void {
+  dropTestDatabase(url);
+}
+
+type DatabaseKind = 'empty' | 'migrated';
+
+/**
+ * Takes a new database into this process's pool: its commits return before their WAL is flushed (as visible and
+ * atomic, lost only if the server itself crashed: these tests kill clients; a test restarting PostgreSQL runs a
+ * server of its own), and what its schema is before any test runs on it is noted, to tell a schema a test changed.
+ */
+function adopt(name: string, kind: DatabaseKind): string {
+  admin().exec(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+  const connection = new PgDatabase({ connectionString: databaseUrl(name), applicationName: 'tokentap-tests' });
+  pooled.set(name, { connection, kind, fingerprint: schemaFingerprint(connection, kind) });
+  return databaseUrl(name);
 }
 
 /** Every table but the schema version emptied, in any order (foreign-key triggers off), identities restarted. */
@@ -102,25 +114,27 @@ DO $$ DECLARE item record; BEGIN
 END $$;
 SET session_replication_role = DEFAULT;`;
 
-/** The columns, indexes and schema version of a database, as one digest. */
-function schemaFingerprint(connection: PgDatabase): string {
-  const row = connection
-    .prepare<[], { digest: string }>(
-      `SELECT md5(
-         (SELECT string_agg(table_name || '.' || column_name || ':' || data_type || ':' || is_nullable, ',' ORDER BY table_name, column_name)
-            FROM information_schema.columns WHERE table_schema = current_schema())
-         || (SELECT string_agg(indexdef, ',' ORDER BY indexname) FROM pg_indexes WHERE schemaname = current_schema())
-         || (SELECT string_agg(version::text, ',') FROM tokentap_schema)) AS digest`,
-    )
-    .get();
-  return row?.digest ?? '';
+/** Whatever a test created in an empty database, gone: it holds no schema again. */
+const DROP_THE_SCHEMA = `DROP SCHEMA public CASCADE; CREATE SCHEMA public`;
+
+/** A migrated database's columns, indexes and schema version as one digest; an empty one's schemas. */
+function schemaFingerprint(connection: PgDatabase, kind: DatabaseKind): string {
+  const source =
+    kind === 'empty'
+      ? `SELECT string_agg(nspname, ',' ORDER BY nspname) AS digest FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'`
+      : `SELECT md5(
+           (SELECT string_agg(table_name || '.' || column_name || ':' || data_type || ':' || is_nullable, ',' ORDER BY table_name, column_name)
+              FROM information_schema.columns WHERE table_schema = current_schema())
+           || (SELECT string_agg(indexdef, ',' ORDER BY indexname) FROM pg_indexes WHERE schemaname = current_schema())
+           || (SELECT string_agg(version::text, ',') FROM tokentap_schema)) AS digest`;
+  return connection.prepare<[], { digest: string }>(source).get()?.digest ?? '';
 }
 
 let adminConnection: PgDatabase | null = null;
-/** migrated databases this process cloned, each with a connection kept for emptying it and its schema's digest */
-const pooled = new Map<string, { connection: PgDatabase; fingerprint: string }>();
-/** those released, free for the next test */
-const freeDatabases: string[] = [];
+/** the databases this process made, each with a connection kept for handing it back and its schema's digest */
+const pooled = new Map<string, { connection: PgDatabase; kind: DatabaseKind; fingerprint: string }>();
+/** those handed back, free for the next test */
+const freeDatabases: Record<DatabaseKind, string[]> = { empty: [], migrated: [] };
 
 /** One connection to the server's `postgres` database per test process, kept open (its worker does not hold the process). */
 function admin(): PgDatabase {

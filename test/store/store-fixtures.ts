@@ -7,14 +7,7 @@ import { readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import { readPgSchemaVersion } from '../../store/postgres/apply-pg-migrations.js';
 import { PgDatabase } from '../../store/postgres/pg-database.js';
 import type { SqlDatabase } from '../../store/sql/sql-database.js';
-import {
-  acquireMigratedDatabase,
-  createTestDatabase,
-  dropTestDatabase,
-  postgresAvailable,
-  postgresUnavailable,
-  releaseMigratedDatabase,
-} from '../helpers/test-postgres.js';
+import { acquireMigratedDatabase, createTestDatabase, dropTestDatabase, postgresAvailable, postgresUnavailable } from '../helpers/test-postgres.js';
 import type { BeginCallInput, FinishCallInput, OpenStoreOptions, Store, StoreErrorCode } from '../../store/index.js';
 
 /**
@@ -84,8 +77,7 @@ export function createTempWorkspace(engine: StoreEngineName = 'sqlite', options:
     cleanup() {
       for (const store of opened) store.close();
       rmSync(dir, { recursive: true, force: true });
-      if (engine === 'postgres' && migrated) releaseMigratedDatabase(databasePath);
-      else if (engine === 'postgres') dropTestDatabase(databasePath);
+      if (engine === 'postgres') dropTestDatabase(databasePath);
     },
   };
 }
