@@ -44,6 +44,20 @@ for (let index = 0; index < Number(countText); index++) {
 opened.close();
 `;
 
+const GROUPS = 24;
+
+/** One gateway ending its own rollout of each group, all groups in turn: it prints the groups whose end it completed. */
+const ENDER_SCRIPT = `
+const [path, writer, groupsText] = args;
+const opened = store.openStore({ path });
+await ready();
+for (let group = 0; group < Number(groupsText); group++) {
+  const { completedGroup } = opened.endSession('g' + group + '-' + writer, { status: 'completed', reason: 'explicit', endedAt: 100 + group });
+  if (completedGroup !== null) console.log(JSON.stringify({ groupId: completedGroup.id, ended: completedGroup.sessions.map((session) => session.status) }));
+}
+opened.close();
+`;
+
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: concurrent writers`, () => {
     let workspace: TempWorkspace;
@@ -79,6 +93,25 @@ for (const engine of STORE_ENGINES) {
       const cold = workspace.open({ readonly: true });
       expect(bySeq.map((call) => ids(cold.getCall(call.callId)))).toEqual(bySeq.map((call) => [call.prompt, call.completion]));
       expect(store.getSession('shared')).toMatchObject({ callCount: WRITERS * CALLS_PER_WRITER, statusCounts: { ok: WRITERS * CALLS_PER_WRITER } });
+    });
+
+    it('gateway processes ending the rollouts of the same groups at once complete each group exactly once, when its last rollout ends', async () => {
+      const store = workspace.open();
+      for (let group = 0; group < GROUPS; group++) {
+        store.declareGroup({ groupId: `g${group}`, expectedSize: WRITERS, createdAt: 1 });
+        for (let writer = 0; writer < WRITERS; writer++)
+          store.createRollout({ sessionId: `g${group}-${writer}`, groupId: `g${group}`, createdAt: 1 });
+      }
+      const results = await runStoreProcesses(
+        workspace.dir,
+        ENDER_SCRIPT,
+        Array.from({ length: WRITERS }, (_, writer) => [workspace.databasePath, String(writer), String(GROUPS)]),
+      );
+      expect(results.map((result) => [result.code, result.stderr])).toEqual(results.map(() => [0, '']));
+      const completions = results.flatMap((result) => outputLines<{ groupId: string; ended: string[] }>(result));
+      expect(completions.map((completion) => completion.groupId).sort()).toEqual(Array.from({ length: GROUPS }, (_, group) => `g${group}`).sort());
+      for (const completion of completions) expect(completion.ended).toEqual(Array<string>(WRITERS).fill('completed'));
+      expect(store.listServableGroups({ limit: GROUPS * 2 })).toHaveLength(GROUPS);
     });
   });
 }
