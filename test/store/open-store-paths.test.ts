@@ -4,6 +4,7 @@ import { isUserMistakeCode } from '../../core/errors/error-codes.js';
 import { isTokentapError } from '../../core/errors/tokentap-error.js';
 import { openStore } from '../../store/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { postgresAvailable, postgresUnavailable, postgresUrl } from '../helpers/test-postgres.js';
 
 let temp: ReturnType<typeof makeTempDir>;
 beforeEach(() => {
@@ -21,7 +22,8 @@ function openError(path: string, readonly = false): { code: string; message: str
   throw new Error(`opened ${path}`);
 }
 
-describe('openStore names a path that cannot hold a database (issue 14)', () => {
+// SQLite only: file paths (a folder, a file that is not SQLite, a missing folder); PostgreSQL's URLs are below
+describe('sqlite: openStore names a path that cannot hold a database (issue 14)', () => {
   it('a folder, writable or read-only, is STORE_NOT_A_DATABASE (SQLite said "disk I/O error")', () => {
     for (const readonly of [false, true])
       expect(openError(temp.path, readonly)).toEqual({ code: 'STORE_NOT_A_DATABASE', message: `${temp.path} is a folder, not a database file` });
@@ -52,3 +54,33 @@ describe('openStore names a path that cannot hold a database (issue 14)', () => 
     for (const code of ['STORE_NOT_A_DATABASE', 'STORE_NO_FOLDER', 'STORE_SCHEMA_TOO_NEW']) expect(isUserMistakeCode(code)).toBe(true);
   });
 });
+
+describe.skipIf(!postgresAvailable())(
+  `postgres: openStore names a URL it cannot open${postgresAvailable() ? '' : ` (skipped: ${postgresUnavailable()})`}`,
+  () => {
+    const urlTo = (change: (url: URL) => void): string => {
+      const url = new URL(postgresUrl() as string);
+      change(url);
+      return url.toString();
+    };
+
+    it('a database the server lacks, or a server not listening, is STORE_DATABASE_UNREACHABLE, read-only or not, naming the URL without its password', () => {
+      const missing = urlTo((url) => {
+        url.password = 'secret-pw';
+        url.pathname = '/tt_never_created';
+      });
+      const closedPort = urlTo((url) => {
+        url.port = '1';
+      });
+      for (const readonly of [false, true]) {
+        for (const path of [missing, closedPort]) {
+          const failure = openError(path, readonly);
+          expect(failure.code).toBe('STORE_DATABASE_UNREACHABLE');
+          expect(failure.message).not.toContain('secret-pw');
+        }
+      }
+      expect(openError(missing).message).toContain('tt_never_created');
+      expect(isUserMistakeCode('STORE_DATABASE_UNREACHABLE')).toBe(true);
+    });
+  },
+);
