@@ -34,10 +34,13 @@ export interface PostgresBenchResult {
   machine: { cores: number; freeCoresBefore: number; loadAverage: number; fdatasyncMs: number };
   throughput: ThroughputRow[];
   commit: Record<'direct' | 'sqlite' | 'postgres', { p50Ms: number; p99Ms: number; calls: number; errors: number }>;
-  storage: Record<'recorded' | 'synthetic', Record<'sqlite' | 'postgres', EngineBytes>>;
+  /** synthetic: null when the export stage failed (its error is printed) */
+  storage: { recorded: Record<'sqlite' | 'postgres', EngineBytes>; synthetic: Record<'sqlite' | 'postgres', EngineBytes> | null };
   exports: Array<{ engine: 'sqlite' | 'postgres'; fileType: string; bytes: number; seconds: number; cpuSeconds: number }>;
   /** the synthetic store's writes through the Store API: calls per second on each engine */
-  writeCallsPerSecond: Record<'sqlite' | 'postgres', number>;
+  writeCallsPerSecond: Record<'sqlite' | 'postgres', number> | null;
+  /** each gateway's exit code after SIGTERM */
+  gatewayExits: Record<'sqlite' | 'postgres', Array<number | null>>;
 }
 
 /** A target of issue 17 as this run measured it. */
@@ -89,16 +92,20 @@ export function judgeTargets(result: PostgresBenchResult): TargetVerdict[] {
     note: `PostgreSQL flushes its WAL at each commit (${result.machine.fdatasyncMs.toFixed(2)} ms p50 for an 8 KB fdatasync on this disk), SQLite's WAL with synchronous=NORMAL does not`,
   });
   for (const kind of ['recorded', 'synthetic'] as const) {
-    const { sqlite, postgres } = result.storage[kind];
-    const ratio = perTurn(postgres) / perTurn(sqlite);
-    verdicts.push({
-      target: `storage per turn (${kind === 'recorded' ? 'recorded by the gateways' : 'synthetic store'}), PostgreSQL / SQLite <= 1.5`,
-      measured: `${ratio.toFixed(2)}x (${(perTurn(postgres) / 1024).toFixed(1)} / ${(perTurn(sqlite) / 1024).toFixed(1)} KB per call)`,
-      pass: ratio <= 1.5,
-      note: null,
-    });
+    const target = `storage per turn (${kind === 'recorded' ? 'recorded by the gateways' : 'synthetic store'}), PostgreSQL / SQLite <= 1.5`;
+    const engines = result.storage[kind];
+    if (engines === null) {
+      verdicts.push({ target, measured: 'not measured (the export stage failed)', pass: false, note: null });
+      continue;
+    }
+    const ratio = perTurn(engines.postgres) / perTurn(engines.sqlite);
+    const measured = `${ratio.toFixed(2)}x (${(perTurn(engines.postgres) / 1024).toFixed(1)} / ${(perTurn(engines.sqlite) / 1024).toFixed(1)} KB per call)`;
+    verdicts.push({ target, measured, pass: ratio <= 1.5, note: null });
   }
-  for (const fileType of new Set(result.exports.map((figures) => figures.fileType))) {
+  const fileTypes = new Set(result.exports.map((figures) => figures.fileType));
+  if (fileTypes.size === 0)
+    verdicts.push({ target: 'export MB/s, PostgreSQL / SQLite >= 0.5', measured: 'not measured (the export stage failed)', pass: false, note: null });
+  for (const fileType of fileTypes) {
     const ratio = exportRate(result, 'postgres', fileType) / exportRate(result, 'sqlite', fileType);
     verdicts.push({
       target: `export ${fileType} MB/s, PostgreSQL / SQLite >= 0.5`,
@@ -171,8 +178,11 @@ export function formatPostgresReport(result: PostgresBenchResult): string {
     ...throughputTable(result),
     '',
     `sizing: a gateway core carries ${(1000 / gatewayMs(pg1)).toFixed(0)} calls/s on PostgreSQL (${(1000 / gatewayMs(row(result, 'sqlite', 1))).toFixed(0)} on SQLite); a PostgreSQL core ${(1000 / msPerCall(pg1?.cpu.postgres ?? Number.NaN, pg1)).toFixed(0)} calls/s (server CPU of the 1-gateway phase)`,
+    `gateway exits after SIGTERM: SQLite ${result.gatewayExits.sqlite.join(', ')}; PostgreSQL ${result.gatewayExits.postgres.join(', ')}`,
     `commit at c=1 (${result.commit.postgres.calls} calls to each after a warm-up session): p50 / p99 ms direct ${result.commit.direct.p50Ms.toFixed(2)} / ${result.commit.direct.p99Ms.toFixed(2)}, SQLite ${result.commit.sqlite.p50Ms.toFixed(2)} / ${result.commit.sqlite.p99Ms.toFixed(2)}, PostgreSQL ${result.commit.postgres.p50Ms.toFixed(2)} / ${result.commit.postgres.p99Ms.toFixed(2)}; errors ${result.commit.sqlite.errors + result.commit.postgres.errors + result.commit.direct.errors}`,
-    `synthetic store (${config.exportSessions} sessions x ${config.exportTurns} turns, bench/make-store.ts) written through the Store API: SQLite ${result.writeCallsPerSecond.sqlite.toFixed(0)} calls/s, PostgreSQL ${result.writeCallsPerSecond.postgres.toFixed(0)} calls/s`,
+    result.writeCallsPerSecond === null
+      ? 'synthetic store: not written (the export stage failed)'
+      : `synthetic store (${config.exportSessions} sessions x ${config.exportTurns} turns, bench/make-store.ts) written through the Store API: SQLite ${result.writeCallsPerSecond.sqlite.toFixed(0)} calls/s, PostgreSQL ${result.writeCallsPerSecond.postgres.toFixed(0)} calls/s`,
     ...result.exports.map(
       (figures) =>
         `export ${figures.fileType} from ${figures.engine}: ${(figures.bytes / 1e6).toFixed(1)} MB in ${figures.seconds.toFixed(2)} s (${(figures.bytes / 1e6 / figures.seconds).toFixed(1)} MB/s, ${(figures.bytes / 1e6 / figures.cpuSeconds).toFixed(1)} MB per CPU second)`,

@@ -122,19 +122,22 @@ async function main(): Promise<number> {
     stage('stopping the gateways; checking every received call against its store');
     const finished = await finishFleets({ sqlite, postgres: pg }, figures, commit.tallies);
     stage(`export: a synthetic store of ${flags.exportSessions} sessions x ${flags.exportTurns} turns in each engine`);
-    const exported = await exportStage(
-      { sessions: flags.exportSessions, turns: flags.exportTurns, rounds: flags.exportRounds, workDir: flags.workDir },
-      postgres,
-    );
-    problems = finished.problems;
+    const exportOptions = { sessions: flags.exportSessions, turns: flags.exportTurns, rounds: flags.exportRounds, workDir: flags.workDir };
+    // a failed export stage still leaves the figures measured before it worth printing
+    const exported = await exportStage(exportOptions, postgres).catch((error: unknown) => {
+      write(`the export stage failed: ${(error as Error).stack ?? String(error)}`);
+      return null;
+    });
+    problems = finished.problems + (exported === null ? 1 : 0);
     const result: PostgresBenchResult = {
       config: flags,
       machine: { cores: availableParallelism(), freeCoresBefore, loadAverage: loadavg()[0]!, fdatasyncMs: measureFdatasyncMs(flags.workDir) },
       throughput: finished.rows,
       commit: commit.commit,
-      storage: { recorded: finished.recorded, synthetic: exported.synthetic },
-      exports: exported.exports,
-      writeCallsPerSecond: exported.writeCallsPerSecond,
+      storage: { recorded: finished.recorded, synthetic: exported?.synthetic ?? null },
+      exports: exported?.exports ?? [],
+      writeCallsPerSecond: exported?.writeCallsPerSecond ?? null,
+      gatewayExits: finished.exits,
     };
     stage('done\n');
     write(formatPostgresReport(result));

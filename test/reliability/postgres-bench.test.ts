@@ -53,6 +53,7 @@ function result(overrides: { pgCpu?: number; pgFourCalls?: number; freeCores?: n
       { engine: 'postgres', fileType: 'jsonl', bytes: 10e6, seconds: 2.5, cpuSeconds: 1.5 },
     ],
     writeCallsPerSecond: { sqlite: 500, postgres: 100 },
+    gatewayExits: { sqlite: [0, 0], postgres: [0, 0, 0, 0] },
   };
 }
 
