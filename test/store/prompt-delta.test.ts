@@ -131,7 +131,7 @@ for (const engine of STORE_ENGINES) {
     // Each PostgreSQL call write is a dozen round trips and two commits, several times SQLite's cost: it runs the
     // same shapes, smaller (a long line of 200 turns, fewer random sessions), so the suite stays within CI's budget
     const longTurns = engine === 'sqlite' ? 1_000 : 200;
-    const runs = engine === 'sqlite' ? { long: 8, shuffled: 25 } : { long: 2, shuffled: 6 };
+    const runs = engine === 'sqlite' ? { long: 8, shuffled: 25 } : { long: 1, shuffled: 3 };
 
     it('a 200-turn session of random prompts sharing random prefixes reads back bit-identical, warm and cold', () => {
       fc.assert(
