@@ -16,7 +16,7 @@ for (const engine of STORE_ENGINES) {
     });
     afterEach(() => workspace.cleanup());
 
-    it('sessions active at the same moment, a group’s sessions created together and a batch’s groups list in byte order', () => {
+    it('sessions active at the same moment, a group’s sessions created together, a batch’s groups and leases taken together list in byte order', () => {
       const store = workspace.open();
       expect(BYTE_ORDER).toEqual(['B', '_x', 'a', 'a-2', 'a1', 'b', 'é']);
       for (const id of IDS) recordCall(store, { sessionId: `s-${id}`, startedAt: 5 });
@@ -33,7 +33,10 @@ for (const engine of STORE_ENGINES) {
       }
       const servable = store.listServableGroups({ limit: 20, excludeIds: ['g'] });
       expect(servable).toEqual(BYTE_ORDER.map((id) => `g-${id}`));
-      store.ackGroups('batch-1', servable, 'trainer', 10);
+      for (const id of IDS)
+        store.leaseBatch({ batchId: `lease-${id}`, consumer: 'trainer', minGroups: 1, maxGroups: 1, leasedAt: 10, expiresAt: 20 });
+      expect(store.listLiveBatchLeases(15).map((lease) => lease.batchId)).toEqual(BYTE_ORDER.map((id) => `lease-${id}`));
+      store.ackGroups('batch-1', servable, 'trainer', 30);
       expect(store.getBatchAck('batch-1')?.groupIds).toEqual(BYTE_ORDER.map((id) => `g-${id}`));
     });
   });
