@@ -17,6 +17,11 @@ export interface GatewayProcessOptions {
   cliPath?: string;
   /** a file the gateway's log lines are appended to */
   logFile?: string;
+  /**
+   * a command the gateway runs under, e.g. `['unshare', '--pid', '--fork', '--kill-child']` (a PID namespace of its
+   * own: to gateway-instance.ts another process scope, as on another host); `child` is then that command's process
+   */
+  launcher?: string[];
 }
 
 /** How the gateway process ended. */
@@ -63,7 +68,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     'info',
     ...(options.args ?? []),
   ];
-  const child = spawn(process.execPath, [options.cliPath ?? BUILT_CLI, ...args], {
+  const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
+  const child = spawn(command!, [...launcherArgs, options.cliPath ?? BUILT_CLI, ...args], {
     env: { PATH: process.env.PATH },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

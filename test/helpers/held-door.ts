@@ -19,7 +19,7 @@ export interface HeldDoorOptions {
 /**
  * A door in front of the simulator, for tests that must act between a call's `in_progress` row and its end (fill the
  * disk, stop the database): the gateway's start-up probe and health checks (GETs) go through; generation requests
- * that `holds` picks wait until `release()`. The answer is passed on whole, once the simulator has given all of it.
+ * that `holds` picks wait until `release()`. Answers are passed on as the simulator gives them.
  *
  * @example
  * const door = await startHeldDoor(await sim.listen(), { holds: (body) => body.includes('HOLD') });
@@ -34,14 +34,23 @@ export async function startHeldDoor(simUrl: string, options: HeldDoorOptions = {
     request.on('end', () => {
       const body = Buffer.concat(chunks);
       const pass = (): void => {
+        // the gateway left (a killed gateway, a cut call): the simulator's answer is not wanted any more
+        const upstream = new AbortController();
+        response.on('close', () => upstream.abort());
         void fetch(`${simUrl}${request.url}`, {
           method: request.method,
           headers: { 'content-type': 'application/json' },
           ...(body.length > 0 ? { body } : {}),
-        }).then(async (answer) => {
-          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-          response.end(Buffer.from(await answer.arrayBuffer()));
-        });
+          signal: upstream.signal,
+        })
+          .then(async (answer) => {
+            response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+            // passed on as it comes: a stream reaches the gateway at the simulator's pace
+            for await (const chunk of answer.body ?? []) response.write(chunk);
+            response.end();
+          })
+          // the simulator closed under it (a test ending early), or the gateway left: the gateway sees its backend cut
+          .catch(() => response.destroy());
       };
       if (open || request.method === 'GET' || !(options.holds?.(body.toString('utf8')) ?? true)) pass();
       else held.push(pass);

@@ -9,6 +9,8 @@ import { reconstructSession, verifySample } from '../../reconstruct/index.js';
 import { createSimBackend, type SimBackend } from '../../sim/index.js';
 import type { CallRow, FinishCallInput, Store } from '../../store/types.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { acquireMigratedDatabase, releaseMigratedDatabase } from '../helpers/test-postgres.js';
+import { engineSuiteName, engineUnavailable, STORE_ENGINES, type StoreEngineName } from '../store/store-fixtures.js';
 import { answerReply, expectPromptChain, MODEL, orderedScript, STEP_TOOL, stepReply, toolLoopTurn } from './token-faithful-fixtures.js';
 
 /**
@@ -24,6 +26,7 @@ interface Running {
 
 let sim: SimBackend | undefined;
 let temp: ReturnType<typeof makeTempDir> | undefined;
+let postgresDb: string | undefined;
 const open = new Set<Gateway>();
 
 afterEach(async () => {
@@ -33,12 +36,17 @@ afterEach(async () => {
   sim = undefined;
   temp?.remove();
   temp = undefined;
+  if (postgresDb !== undefined) releaseMigratedDatabase(postgresDb);
+  postgresDb = undefined;
 });
 
-/** One simulator; gateways started with `start()` all write the same database file. */
-async function startSim(): Promise<{ start: () => Promise<Running>; stop: (running: Running) => Promise<void>; simulator: SimBackend }> {
+/** One simulator; gateways started with `start()` all write the same database (a SQLite file, or a PostgreSQL database). */
+async function startSim(
+  engine: StoreEngineName = 'sqlite',
+): Promise<{ start: () => Promise<Running>; stop: (running: Running) => Promise<void>; simulator: SimBackend }> {
   temp = makeTempDir();
-  const db = temp.file('tokentap.db');
+  if (engine === 'postgres') postgresDb = acquireMigratedDatabase();
+  const db = postgresDb ?? temp.file('tokentap.db');
   const simulator = await createSimBackend({ acceptAnyModel: true });
   sim = simulator;
   const simUrl = await simulator.listen();
@@ -120,18 +128,24 @@ describe('a token-faithful history rebuilt from the store', () => {
     expect(health.tokenFaithful).toMatchObject({ extend: 1, fresh: 0 });
   });
 
-  it('holds across two gateways on one database serving alternate calls (Chat Completions, streamed and not)', async () => {
-    const { start, simulator } = await startSim();
-    const gateways = [await start(), await start()];
-    simulator.setScript(SCRIPT);
-    const messages = firstMessages();
-    for (let turn = 1; turn <= TURNS; turn++) {
-      await chatTurn(`${gateways[(turn - 1) % 2]!.url}/s/shared/v1`, messages, turn > 2);
-    }
-    const calls = expectOneSample(gateways[0]!.gateway.store, 'shared');
-    expect(simulator.log.map((record) => record.endpoint)).toEqual(Array<string>(TURNS).fill('completions'));
-    expect(calls.map((call) => Array.from(call.promptTokenIds!))).toEqual(simulator.log.map((record) => record.promptTokenIds));
-  });
+  // on PostgreSQL (issue 17, must-have 3) the two gateways are as two hosts of a fleet would be: each its own connections
+  for (const engine of STORE_ENGINES) {
+    it.skipIf(engineUnavailable(engine))(
+      `holds across two gateways on one database serving alternate calls (Chat Completions, streamed and not), ${engineSuiteName(engine)}`,
+      async () => {
+        const { start, simulator } = await startSim(engine);
+        const gateways = [await start(), await start()];
+        simulator.setScript(SCRIPT);
+        const messages = firstMessages();
+        for (let turn = 1; turn <= TURNS; turn++) {
+          await chatTurn(`${gateways[(turn - 1) % 2]!.url}/s/shared/v1`, messages, turn > 2);
+        }
+        const calls = expectOneSample(gateways[0]!.gateway.store, 'shared');
+        expect(simulator.log.map((record) => record.endpoint)).toEqual(Array<string>(TURNS).fill('completions'));
+        expect(calls.map((call) => Array.from(call.promptTokenIds!))).toEqual(simulator.log.map((record) => record.promptTokenIds));
+      },
+    );
+  }
 
   it('holds across two gateways for an Anthropic Messages harness (the chat request is the front door translation)', async () => {
     const { start, simulator } = await startSim();
