@@ -30,6 +30,7 @@ function toRow(figures: ThroughputFigures, lost: number | null): ThroughputRow {
     p50Ms: percentile(tally.latenciesMs, 0.5),
     p99Ms: percentile(tally.latenciesMs, 0.99),
     errors: tally.errors,
+    errorSamples: tally.errorSamples,
     lost,
     cpu,
   };

@@ -12,6 +12,7 @@ function setup(engine: ThroughputRow['engine'], gateways: number, calls: number,
     p50Ms: 10,
     p99Ms: engine === 'direct' ? 20 : 30,
     errors: 0,
+    errorSamples: [],
     lost: engine === 'direct' ? null : 0,
     cpu: { gateways: gatewayCpu, postgres: engine === 'postgres' ? 1 : Number.NaN, simulator: 1, clients: 1, machine: 5 },
   };
@@ -83,6 +84,15 @@ describe('the PostgreSQL bench report', () => {
     expect(verdict(judgeTargets(result({ pgFourCalls: 1500, freeCores: 8, cores: 8 })), '4 gateways').note).toContain(
       '8.0 of 8 cores free; 3x the 1-gateway phase needs about 2.7: the cores allowed the test',
     );
+  });
+
+  it('judges neither CPU nor scaling when calls failed: a gateway refusing calls serves the rest cheaply', () => {
+    const failing = result();
+    failing.throughput[3] = { ...failing.throughput[3]!, errors: 12, errorSamples: ['postgres-1-0-0: HTTP 503'] };
+    const verdicts = judgeTargets(failing);
+    expect(verdict(verdicts, 'gateway CPU per call')).toMatchObject({ pass: false, note: expect.stringContaining('not judged: 12 calls failed') });
+    expect(verdict(verdicts, '4 gateways')).toMatchObject({ pass: false, note: expect.stringContaining('not judged: 12 calls failed') });
+    expect(formatPostgresReport(failing)).toContain('  postgres-1 error: postgres-1-0-0: HTTP 503');
   });
 
   it('prints one table row per setup with its ratio to one gateway and its p99 over direct, and every target', () => {
