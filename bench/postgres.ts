@@ -1,6 +1,7 @@
 /**
  * `npm run bench:postgres [-- --quick]`: the PostgreSQL store against SQLite in one run (issue 17, "Benchmark"), on
- * a throw-away PostgreSQL started by scripts/start-postgres.sh (fsync on) or the server of `--postgres URL`, with 2
+ * a throw-away PostgreSQL started by scripts/start-postgres.sh (fsync on) or the server of `--postgres URL` (where it
+ * drops and creates the databases bench_gateways and bench_export), with 2
  * `tokentap serve` processes on one SQLite file and 4 on one PostgreSQL database, in front of the fast simulator
  * (unpaced, bench/load-sim.ts):
  * - the commit before the last byte at c=1, first, while both stores are empty: each call sent to the simulator, the
