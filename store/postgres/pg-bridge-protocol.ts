@@ -6,7 +6,7 @@
 import type { MessagePort } from 'node:worker_threads';
 
 /** Bumped whenever a message changes shape: a dist/ worker left from an older build is refused, not misread. */
-export const PG_BRIDGE_PROTOCOL = 2;
+export const PG_BRIDGE_PROTOCOL = 3;
 
 export interface PgHostData {
   protocol: number;
@@ -36,4 +36,5 @@ export interface PgWireError {
   connectionLost: boolean;
 }
 
-export type FromPgHost = { ok: true; rows: unknown[]; rowCount: number } | { ok: false; error: PgWireError };
+/** Each request carries a number its answer echoes (`id`), so an answer can never be taken for another's. */
+export type FromPgHost = ({ ok: true; rows: unknown[]; rowCount: number } | { ok: false; error: PgWireError }) & { id?: number };

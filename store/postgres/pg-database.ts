@@ -51,6 +51,8 @@ export class PgDatabase implements SqlDatabase {
   readonly #signal = new Int32Array(new SharedArrayBuffer(4));
   readonly #waitMs: number;
   #statements = 0;
+  /** the number of the request in flight, echoed by its answer */
+  #sequence = 0;
   #depth = 0;
   /** the connection failed inside the open transaction: nothing more may run in it (it is gone) until it ends */
   #transactionLost = false;
@@ -135,17 +137,31 @@ export class PgDatabase implements SqlDatabase {
   }
 
   #roundTrip(message: ToPgHost): FromPgHost {
+    const id = ++this.#sequence;
+    const deadline = performance.now() + this.#waitMs;
     Atomics.store(this.#signal, 0, 0);
-    this.#worker.postMessage(message);
-    if (Atomics.wait(this.#signal, 0, 0, this.#waitMs) === 'timed-out') {
-      // the worker is stuck (it should have timed the query out itself): it cannot be trusted with the next one
-      this.#closed = true;
-      void this.#worker.terminate();
-      throw new PgError(`PostgreSQL did not answer within ${this.#waitMs} ms`, 'ETIMEDOUT', true);
+    this.#worker.postMessage({ ...message, id } satisfies ToPgHost & { id: number });
+    for (;;) {
+      // the worker sets the signal, then notifies: when this thread saw the signal of the answer before without
+      // waiting, that answer's notify may come now and wake this wait early, so a wake-up alone proves nothing
+      while (Atomics.load(this.#signal, 0) === 0) {
+        const left = deadline - performance.now();
+        if (left <= 0 || Atomics.wait(this.#signal, 0, 0, left) === 'timed-out') this.#stuck();
+      }
+      const received = receiveMessageOnPort(this.#port)?.message as (FromPgHost & { id: number }) | undefined;
+      if (received?.id === id) return received;
+      // an answer is posted before its signal is set, so none here, or another one, is a broken worker
+      this.#stuck(received === undefined ? 'answered nothing' : `answered request ${received.id} for ${id}`);
     }
-    const received = receiveMessageOnPort(this.#port);
-    if (received === undefined) throw new PgError('the PostgreSQL worker answered nothing', null, true);
-    return received.message as FromPgHost;
+  }
+
+  /** The worker cannot be trusted with the next statement: this connection is closed. */
+  #stuck(what?: string): never {
+    this.#closed = true;
+    void this.#worker.terminate();
+    if (what !== undefined) throw new PgError(`the PostgreSQL worker ${what}`, 'PG_CONNECTION_LOST', true);
+    // it should have timed the query out itself
+    throw new PgError(`PostgreSQL did not answer within ${this.#waitMs} ms`, 'ETIMEDOUT', true);
   }
 
   #inTransaction<T>(work: () => T): T {

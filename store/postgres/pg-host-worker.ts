@@ -76,13 +76,15 @@ function toWireError(error: unknown): PgWireError {
   return { message: typeof message === 'string' ? message : String(error), code: sqlState, connectionLost };
 }
 
-function answer(message: FromPgHost): void {
+function answerWith(message: FromPgHost): void {
   data.port.postMessage(message);
   Atomics.store(data.signal, 0, 1);
   Atomics.notify(data.signal, 0);
 }
 
-parentPort.on('message', (request: ToPgHost) => {
+parentPort.on('message', (sent: ToPgHost & { id: number }) => {
+  const { id, ...request } = sent;
+  const answer = (message: FromPgHost): void => answerWith({ ...message, id });
   if (request.kind === 'close') {
     const closing = client;
     client = null;
