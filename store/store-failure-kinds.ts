@@ -34,6 +34,17 @@ export function mayHaveEndedTransaction(error: unknown): boolean {
   return /^SQLITE_(FULL|IOERR|BUSY|NOMEM)/.test(code) || PG_CONNECTION.test(code) || /^(25P02|40001|40P01|53...)$/.test(code);
 }
 
+/**
+ * A write PostgreSQL rolled back to break a deadlock (40P01) or a serialization conflict (40001) between writers:
+ * nothing of it stayed, and writing it again is how it gets written (the errcodes appendix's class 40). Gateways that
+ * group-commit calls of the same sessions into one database meet it: each batch takes its sessions' rows in its own order.
+ *
+ * @example if (isWriteConflict(error)) retry(write);
+ */
+export function isWriteConflict(error: unknown): boolean {
+  return /^(40001|40P01)$/.test(codeOf(error) ?? '');
+}
+
 function codeOf(error: unknown): string | null {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   return typeof code === 'string' ? code : null;

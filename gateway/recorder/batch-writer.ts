@@ -1,5 +1,5 @@
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
-import { mayHaveEndedTransaction as mayEndTransaction } from '../../store/store-failure-kinds.js';
+import { isWriteConflict, mayHaveEndedTransaction as mayEndTransaction } from '../../store/store-failure-kinds.js';
 import { elidePromptIdsFromStream } from './elide-prompt-ids.js';
 import { EndRetries, type EndRetriesOptions, type EndsReport, type UnwrittenEnd } from './end-retries.js';
 
@@ -7,6 +7,9 @@ import { EndRetries, type EndRetriesOptions, type EndsReport, type UnwrittenEnd 
 export type RecorderWrite =
   | { kind: 'begin'; input: BeginCallInput & { callId: string } }
   | { kind: 'finish'; callId: string; result: FinishCallInput; ifUnwritten?: UnwrittenEnd };
+
+/** Times the writes a deadlock or a serialization conflict rolled back are written again (each in a new transaction). */
+export const CONFLICT_RETRIES = 5;
 
 /** What became of a batch: one error per write (undefined when it was written) and whether it committed. */
 export interface BatchOutcome {
@@ -18,7 +21,9 @@ export interface BatchOutcome {
  * Applies the recorder's queued writes to the store as one transaction (each write a savepoint, so one bad
  * write rolls back alone). Used on whichever thread records: the gateway's own (call-recorder.ts) or the
  * recording worker (record-worker.ts), so both modes store exactly the same thing. A refused end of a call whose
- * `in_progress` row is written goes to EndRetries (end-retries.ts), which reports through `onEnds`.
+ * `in_progress` row is written goes to EndRetries (end-retries.ts), which reports through `onEnds`. Several gateways on
+ * one PostgreSQL database: begins are applied first, by session (one lock order for all), and the writes PostgreSQL
+ * rolled back to break a deadlock anyway are written again, up to CONFLICT_RETRIES times.
  *
  * @example const { errors } = new BatchWriter(store).write([{ kind: 'begin', input }, { kind: 'finish', callId, result }])
  */
@@ -43,17 +48,45 @@ export class BatchWriter {
     return this.#retries.close();
   }
 
-  write(writes: readonly RecorderWrite[]): BatchOutcome {
+  write(given: readonly RecorderWrite[]): BatchOutcome {
+    const order = lockOrder(given);
+    const writes = order.map((index) => given[index]!);
+    const outcome = this.#writeOnce(writes);
+    const { errors } = outcome;
+    // PostgreSQL broke a deadlock between gateways by rolling this batch's write back (and the writes after it were not
+    // tried: the batch stops at such a failure): written again, they wait for the other batch, which has committed
+    for (let retry = 1; retry <= CONFLICT_RETRIES; retry++) {
+      const again = writes.flatMap((write, index) => (isWriteConflict(errors[index]) && !this.#beginFailed(write) ? [index] : []));
+      if (again.length === 0) break;
+      const retried = this.#writeOnce(again.map((index) => writes[index]!));
+      again.forEach((index, position) => (errors[index] = retried.errors[position]));
+      outcome.committed ||= retried.committed;
+    }
+    this.#settle(writes, errors);
+    const inGivenOrder: unknown[] = [];
+    order.forEach((index, position) => (inGivenOrder[index] = errors[position]));
+    return { committed: outcome.committed, errors: inGivenOrder };
+  }
+
+  /** The writes as one transaction: one error (or undefined) per write, and whether it committed. */
+  #writeOnce(writes: readonly RecorderWrite[]): BatchOutcome {
     const own: unknown[] = [];
-    let errors: unknown[] = own;
-    let committed = false;
     try {
       this.#store.batch(() => this.#applyAll(writes, own));
-      committed = true;
+      return { committed: true, errors: own };
     } catch (error) {
       // the batch did not commit: a write that failed keeps its own reason (SQLITE_FULL, ...), the rest share the commit's
-      errors = writes.map((_write, index) => own[index] ?? error);
+      return { committed: false, errors: writes.map((_write, index) => own[index] ?? error) };
     }
+  }
+
+  /** A finish of a call whose begin failed in an earlier batch: it fails again whatever is tried. */
+  #beginFailed(write: RecorderWrite): boolean {
+    return write.kind === 'finish' && this.#unrecorded.has(write.callId);
+  }
+
+  /** Keeps the calls whose begin failed, and hands the refused ends of begun calls to the retries. */
+  #settle(writes: readonly RecorderWrite[], errors: readonly unknown[]): void {
     writes.forEach((write, index) => {
       const error = errors[index];
       if (write.kind === 'begin') {
@@ -65,7 +98,6 @@ export class BatchWriter {
         this.#retries.hold(write.callId, elideStream(write.result), error, write.ifUnwritten ?? 'retry');
       this.#unrecorded.delete(write.callId);
     });
-    return { committed, errors };
   }
 
   /** Applies the writes in order, one error (or undefined) each into `own`. */
@@ -91,6 +123,21 @@ export class BatchWriter {
       return error;
     }
   }
+}
+
+/**
+ * The order the writes are applied in: every begin first, by session id (a begin takes its session's row until the batch
+ * commits: batches of several gateways taking them in one order cannot deadlock on them), then the finishes as given.
+ */
+function lockOrder(writes: readonly RecorderWrite[]): number[] {
+  const indexes = writes.map((_write, index) => index);
+  const sessionOf = (index: number): string | null => {
+    const write = writes[index]!;
+    return write.kind === 'begin' ? write.input.sessionId : null;
+  };
+  const begins = indexes.filter((index) => sessionOf(index) !== null);
+  begins.sort((a, b) => (sessionOf(a)! < sessionOf(b)! ? -1 : sessionOf(a)! > sessionOf(b)! ? 1 : a - b));
+  return [...begins, ...indexes.filter((index) => sessionOf(index) === null)];
 }
 
 /** The end of a call whose begin failed fails for the same reason, with the same code (`SQLITE_FULL`, ...). */
