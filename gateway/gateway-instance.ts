@@ -16,7 +16,9 @@ export const INSTANCE_STALE_MS = INSTANCE_STALE_BEATS * INSTANCE_HEARTBEAT_MS;
  * database; each tags the calls it begins with its id, and whoever starts (or refreshes) marks `incomplete` only the
  * calls of gateways that are gone: in the same process scope by its pid (and the pid's start time, so a reused pid
  * is not mistaken for it), elsewhere by a refresh older than INSTANCE_STALE_BEATS heartbeats (`heartbeatMs`, the same on
- * every gateway of a database: a gateway judges the others by its own).
+ * every gateway of a database: a gateway judges the others by its own), and only once this gateway has itself reached
+ * the database for that long (after an outage every row is stale). Each beat writes its row anew, so a gateway another
+ * took for gone while it could not reach the database registers again.
  *
  * @example
  * const instance = startGatewayInstance(store, logger); // registers, recovers, refreshes every 30 s
@@ -41,9 +43,14 @@ export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, op
     seenAt: now,
   };
   store.registerInstance(row);
-  const recover = (): void => {
+  const staleMs = INSTANCE_STALE_BEATS * heartbeatMs;
+  // since when this gateway has reached the database without a failed beat: a host elsewhere is judged by its
+  // refreshes only once it had as long to make them (after a restart of PostgreSQL every row is stale, none dead)
+  let reachedSince: number | null = now;
+  const recover = (at: number): void => {
+    const judging = reachedSince !== null && at - reachedSince >= staleMs;
     const recovered = store.recoverOrphanedCalls(
-      (other) => other.id === row.id || isInstanceLive(other, Date.now(), row.processScope, INSTANCE_STALE_BEATS * heartbeatMs),
+      (other) => other.id === row.id || (!judging && other.processScope !== row.processScope) || isInstanceLive(other, at, row.processScope, staleMs),
     );
     if (recovered.calls > 0)
       logger.warn(
@@ -51,13 +58,21 @@ export function startGatewayInstance(store: Store, logger: FastifyBaseLogger, op
         'calls left in progress by a gateway that is gone are marked incomplete',
       );
   };
-  recover();
+  recover(now);
   const timer = setInterval(() => {
+    const at = Date.now();
     try {
-      store.touchInstance(row.id, Date.now());
-      recover();
+      // written anew, not touched: a row another gateway removed (it took this one for gone while the database was
+      // out of its reach) is back before this one's calls are judged, by it or by the others
+      store.batch(() => {
+        store.removeInstance(row.id);
+        store.registerInstance({ ...row, seenAt: at });
+      });
+      reachedSince ??= at;
+      recover(at);
     } catch (error) {
-      // a full or read-only disk: the recorder reports it; the next beat tries again
+      reachedSince = null;
+      // a full or read-only disk, PostgreSQL away: the recorder reports it; the next beat tries again
       logger.warn({ err: error }, 'could not refresh this gateway in the database');
     }
   }, heartbeatMs);

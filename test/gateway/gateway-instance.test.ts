@@ -89,4 +89,35 @@ describe('startGatewayInstance', () => {
     await expect.poll(() => store?.getCall(call)?.status, { timeout: 5_000 }).toBe('incomplete');
     instance.stop();
   });
+
+  it('after the database was away from every gateway (a PostgreSQL restart), another host is not judged by refreshes it could not make', async () => {
+    store = openStore({ path: ':memory:' });
+    const heartbeatMs = 50;
+    // the host's last refresh is long past: the database was down for all, longer than the stale window
+    store.registerInstance(here({ id: 'elsewhere', processScope: 'another-host', pid: 999_999_999, seenAt: Date.now() - 60_000 }));
+    const call = store.beginCall(sampleBeginInput({ sessionId: 's', instanceId: 'elsewhere' })).callId;
+    const instance = startGatewayInstance(store, silent, { heartbeatMs });
+    // it refreshes again now that the database is back, as a live host does at its next heartbeat
+    const refreshing = setInterval(() => store?.touchInstance('elsewhere', Date.now()), heartbeatMs);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3 * INSTANCE_STALE_BEATS * heartbeatMs));
+      expect(store.getCall(call)?.status).toBe('in_progress');
+    } finally {
+      clearInterval(refreshing);
+    }
+    instance.stop();
+  });
+
+  it('a gateway another one took for gone (its row removed while it could not refresh) registers again and keeps its calls', async () => {
+    store = openStore({ path: ':memory:' });
+    const instance = startGatewayInstance(store, silent, { heartbeatMs: 20 });
+    // another host's recovery, while this gateway was cut off from the database
+    store.recoverOrphanedCalls((row) => row.id !== instance.id);
+    const mine = store.beginCall(sampleBeginInput({ sessionId: 's', instanceId: instance.id })).callId;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(store.getCall(mine)?.status).toBe('in_progress');
+    // registered again: another gateway's recovery takes it for live
+    expect(store.recoverOrphanedCalls((row) => row.id === instance.id)).toEqual({ calls: 0, instances: [] });
+    instance.stop();
+  });
 });
