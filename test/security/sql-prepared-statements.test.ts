@@ -18,14 +18,75 @@ function sourceFiles(directory: string): string[] {
 }
 
 /**
- * A substitution allowed inside SQL text: a module constant (`${CALL_COLUMNS}`, `${DEFAULT_BUSY_TIMEOUT_MS}`),
- * in migrations the migration's own number (`${migration.version}`), and in a PRAGMA (SQLite binds no parameters
- * there) a number made by `Math.*` or `Number(...)`. Never text from a caller.
+ * The helpers that give the SQL of one engine or the other (store/sql/sql-database.ts and the query modules' own
+ * fragment builders): each returns text made of its literal arguments and constants only, so a call of one whose
+ * arguments are literals (or the connection, an alias, a dialect) is as trusted as a literal.
+ */
+const FRAGMENT_BUILDERS = new Set([
+  'sqlFor',
+  'ignoreConflicts',
+  'jsonArrayElements',
+  'typed',
+  'number',
+  'elements',
+  'bytes',
+  'sessionMatches',
+  'unitMatches',
+  'sessionColumns',
+]);
+/** Names a fragment builder may be handed besides literals: the connection and names chosen by the store's code. */
+const FRAGMENT_ARGUMENTS = new Set(['database', 'dialect', 'alias']);
+/** Local names the query modules give fragments of their engine's SQL (each bound to a builder's result above). */
+const FRAGMENT_NAMES = new Set(['columns', 'matches', 'rowid']);
+/**
+ * Files whose SQL names tables and columns computed from the store's own table list (`COPY_TABLES`) and the
+ * database's own schema (tokentap migrate's copy: every value is bound), or runs transaction control with the
+ * connection's own savepoint numbers (pg-database.ts): `exec` and computed names are allowed there, nothing else.
+ */
+const SCHEMA_DRIVEN = [
+  /^copy\//,
+  /^postgres\/pg-database\.ts$/,
+  /^postgres\/apply-pg-migrations\.ts$/,
+  /^postgres\/migrations\//,
+  /^sql\/sql-database\.ts$/,
+];
+// sql/sql-database.ts: the fragment builders and prepareInsert forward the SQL their callers give, which is checked
+// at each call site (prepareInsert's as a SQL-taking call below)
+
+function isLiteral(node: ts.Node): boolean {
+  return ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node);
+}
+
+/**
+ * A substitution allowed inside SQL text: a module constant (`${CALL_COLUMNS}`, `${DEFAULT_BUSY_TIMEOUT_MS}`) or one
+ * indexed by the dialect, in migrations the migration's own number (`${migration.version}`), in a PRAGMA (SQLite
+ * binds no parameters there) a number made by `Math.*` or `Number(...)`, a choice between two literals, and an
+ * engine's fragment (FRAGMENT_BUILDERS, FRAGMENT_NAMES). Never text from a caller.
  */
 function isTrustedSubstitution(expression: ts.Expression, inMigrations: boolean, isPragma: boolean): boolean {
-  if (ts.isIdentifier(expression)) return /^[A-Z][A-Z0-9_]*$/.test(expression.text);
+  if (ts.isIdentifier(expression)) return /^[A-Z][A-Z0-9_]*$/.test(expression.text) || FRAGMENT_NAMES.has(expression.text);
   if (isPragma && ts.isCallExpression(expression) && /^(Math\.\w+|Number)$/.test(expression.expression.getText())) return true;
+  if (ts.isConditionalExpression(expression)) return isLiteral(expression.whenTrue) && isLiteral(expression.whenFalse);
+  if (ts.isElementAccessExpression(expression)) return /^[A-Z][A-Z0-9_]*\[dialect\]$/.test(expression.getText());
+  if (ts.isCallExpression(expression)) return isTrustedFragmentCall(expression, inMigrations);
   return inMigrations && expression.getText() === 'migration.version';
+}
+
+/** A fragment builder called with literals, trusted templates, object literals of literals, or FRAGMENT_ARGUMENTS. */
+function isTrustedFragmentCall(call: ts.CallExpression, inMigrations: boolean): boolean {
+  if (!ts.isIdentifier(call.expression) || !FRAGMENT_BUILDERS.has(call.expression.text)) return false;
+  return call.arguments.every((argument) => isTrustedSql(argument, inMigrations));
+}
+
+function isTrustedSql(node: ts.Expression, inMigrations: boolean): boolean {
+  if (isLiteral(node)) return true;
+  if (ts.isIdentifier(node)) return FRAGMENT_ARGUMENTS.has(node.text);
+  if (ts.isTemplateExpression(node)) return node.templateSpans.every((span) => isTrustedSubstitution(span.expression, inMigrations, false));
+  if (ts.isObjectLiteralExpression(node)) {
+    return node.properties.every((property) => ts.isPropertyAssignment(property) && isTrustedSql(property.initializer, inMigrations));
+  }
+  if (ts.isCallExpression(node)) return isTrustedFragmentCall(node, inMigrations);
+  return false;
 }
 
 interface Finding {
@@ -34,18 +95,27 @@ interface Finding {
 }
 
 /** SQL built from anything but literals and constants, SQL glued with `+`, and `exec` outside migrations. */
-function findUnsafeSql(text: string, inMigrations: boolean): Finding[] {
+function findUnsafeSql(text: string, inMigrations: boolean, schemaDriven = false): Finding[] {
   const source = ts.createSourceFile('scanned.ts', text, ts.ScriptTarget.ES2022, true);
   const findings: Finding[] = [];
   const report = (node: ts.Node): void => {
     findings.push({ line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: node.getText().slice(0, 120) });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && SQL_METHODS.has(node.expression.name.text)) {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'prepareInsert' && !schemaDriven) {
+      if (!node.arguments.every((argument) => isTrustedSql(argument, inMigrations))) report(node);
+    }
+    const isRegexExec =
+      ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ts.isRegularExpressionLiteral(node.expression.expression);
+    if (!isRegexExec && ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && SQL_METHODS.has(node.expression.name.text)) {
       const sql = node.arguments[0];
-      if (node.expression.name.text === 'exec' && !inMigrations) report(node);
+      if (schemaDriven) {
+        // exec and computed names allowed (SCHEMA_DRIVEN); values must still be bound: no SQL glued with `+`
+      } else if (node.expression.name.text === 'exec' && !inMigrations) report(node);
       else if (sql === undefined) report(node);
-      else if (ts.isTemplateExpression(sql)) {
+      else if (ts.isCallExpression(sql)) {
+        if (!isTrustedFragmentCall(sql, inMigrations)) report(node);
+      } else if (ts.isTemplateExpression(sql)) {
         const isPragma = node.expression.name.text === 'pragma';
         if (!sql.templateSpans.every((span) => isTrustedSubstitution(span.expression, inMigrations, isPragma))) report(node);
       } else if (!ts.isStringLiteral(sql) && !ts.isNoSubstitutionTemplateLiteral(sql) && !(inMigrations && sql.getText() === 'migration.sql')) {
@@ -70,9 +140,11 @@ describe('SQL reaches the database only as prepared statements', () => {
     const files = sourceFiles(storeRoot);
     expect(files.length).toBeGreaterThan(10);
     const findings = files.flatMap((file) =>
-      findUnsafeSql(readFileSync(file, 'utf8'), relative(storeRoot, file).startsWith('migrations')).map(
-        (finding) => `${relative(ROOT, file)}:${finding.line} ${finding.text}`,
-      ),
+      findUnsafeSql(
+        readFileSync(file, 'utf8'),
+        relative(storeRoot, file).startsWith('migrations'),
+        SCHEMA_DRIVEN.some((pattern) => pattern.test(relative(storeRoot, file))),
+      ).map((finding) => `${relative(ROOT, file)}:${finding.line} ${finding.text}`),
     );
     expect(findings).toEqual([]);
   });
@@ -89,8 +161,13 @@ describe('SQL reaches the database only as prepared statements', () => {
       "database.prepare('SELECT * FROM calls WHERE id = ?');",
       'database.pragma(`max_page_count = ${Math.floor(sessionId.length)}`);',
       'database.pragma(`user_version = ${sessionId}`);',
+      'declare function sqlFor(database: unknown, sources: object): string; declare function typed(...args: unknown[]): string;',
+      "database.prepare(sqlFor(database, { sqlite: 'SELECT 1', postgres: `SELECT ${sessionId}` }));",
+      "database.prepare(`SELECT * FROM calls WHERE (${typed(database, '@since', 'double precision')} IS NULL)`);",
+      'database.prepare(`SELECT * FROM calls WHERE (${typed(database, sessionId, "text")} IS NULL)`);',
+      'declare function prepareInsert(database: unknown, sql: string): unknown; prepareInsert(database, `INSERT ${sessionId}`);',
     ].join('\n');
-    expect(findUnsafeSql(probe, false).map((finding) => finding.line)).toEqual([3, 4, 4, 5, 6, 10]);
+    expect(findUnsafeSql(probe, false).map((finding) => finding.line)).toEqual([3, 4, 4, 5, 6, 10, 12, 14, 15]);
     expect(findUnsafeSql("database.exec('CREATE TABLE t (id)');", true)).toEqual([]);
   });
 
