@@ -1,5 +1,5 @@
 import { pythonJsonDumps } from './python-json-dumps.js';
-import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { contentLayout, writeReasoning, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
 const CALLS_BEGIN = '<｜tool▁calls▁begin｜>';
 const CALLS_END = '<｜tool▁calls▁end｜>';
@@ -23,13 +23,9 @@ const THINK_END = '</think>';
  */
 export function renderDeepSeekV3Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
   if (reply.text !== undefined) return contentLayout(reply.text, CALLS_BEGIN);
-  let text = '';
-  let think: ReplyLayout['think'] = null;
-  if (options.thinking && reply.reasoning !== undefined) {
-    text = reply.reasoning;
-    think = { reasoningStart: 0, reasoningEnd: text.length };
-    text += THINK_END;
-  }
+  const opening = writeReasoning(reply, options, '', THINK_END);
+  let { text } = opening;
+  const { think } = opening;
   const contentStart = text.length;
   text += reply.content ?? '';
   const calls = reply.toolCalls ?? [];

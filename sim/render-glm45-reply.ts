@@ -1,6 +1,6 @@
 import { parameterArgumentPieces, type WrittenParameter } from './parameter-argument-pieces.js';
 import { pythonJsonDumps } from './python-json-dumps.js';
-import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { contentLayout, writeReasoning, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
 /**
  * Writes a reply as GLM-4.5 / 4.6 generates it (the simulator's own writer, from the syntax vLLM's
@@ -16,13 +16,9 @@ import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply }
  */
 export function renderGlm45Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
   if (reply.text !== undefined) return contentLayout(reply.text, '<tool_call>');
-  let text = '';
-  let think: ReplyLayout['think'] = null;
-  if (options.thinking && reply.reasoning !== undefined) {
-    text = `<think>${reply.reasoning}`;
-    think = { reasoningStart: '<think>'.length, reasoningEnd: text.length };
-    text += '</think>';
-  }
+  const opening = writeReasoning(reply, options, '<think>', '</think>');
+  let { text } = opening;
+  const { think } = opening;
   const contentStart = text.length;
   text += reply.content ?? '';
   const toolCalls: RenderedToolCall[] = [];

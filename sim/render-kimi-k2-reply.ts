@@ -1,5 +1,5 @@
 import { pythonJsonDumps } from './python-json-dumps.js';
-import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { contentLayout, writeReasoning, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
 const SECTION_BEGIN = '<|tool_calls_section_begin|>';
 
@@ -18,13 +18,9 @@ const SECTION_BEGIN = '<|tool_calls_section_begin|>';
  */
 export function renderKimiK2Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
   if (reply.text !== undefined) return contentLayout(reply.text, SECTION_BEGIN);
-  let text = '';
-  let think: ReplyLayout['think'] = null;
-  if (options.thinking && reply.reasoning !== undefined) {
-    text = `<think>${reply.reasoning}`;
-    think = { reasoningStart: '<think>'.length, reasoningEnd: text.length };
-    text += '</think>';
-  }
+  const opening = writeReasoning(reply, options, '<think>', '</think>');
+  let { text } = opening;
+  const { think } = opening;
   const contentStart = text.length;
   text += reply.content ?? '';
   const calls = reply.toolCalls ?? [];

@@ -1,7 +1,7 @@
 import { makeStreamedCallId } from './make-tool-call-id.js';
 import { parameterArgumentPieces, type WrittenParameter } from './parameter-argument-pieces.js';
 import { pythonJsonDumps } from './python-json-dumps.js';
-import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { contentLayout, writeReasoning, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
 const THINK_END = '</think>';
 
@@ -23,13 +23,9 @@ const THINK_END = '</think>';
 export function renderQwen35Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
   // Qwen's tokenizer normalizes to NFC, so the tokens decode to the NFC text: the offsets must index that text
   if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'), '<tool_call>');
-  let text = '';
-  let think: ReplyLayout['think'] = null;
-  if (options.thinking && reply.reasoning !== undefined) {
-    text = reply.reasoning.normalize('NFC');
-    think = { reasoningStart: 0, reasoningEnd: text.length };
-    text += `\n${THINK_END}\n\n`;
-  }
+  const opening = writeReasoning(reply, options, '', `\n${THINK_END}\n\n`, (reasoning) => reasoning.normalize('NFC'));
+  let { text } = opening;
+  const { think } = opening;
   const contentStart = text.length;
   const content = (reply.content ?? '').normalize('NFC');
   text += content;

@@ -90,13 +90,9 @@ export const TOOL_CALL_CLOSE = '</tool_call>';
 export function renderReply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
   // Qwen3's tokenizer normalizes to NFC, so the tokens decode to the NFC text: the offsets must index that text
   if (reply.text !== undefined) return contentLayout(reply.text.normalize('NFC'), TOOL_CALL_OPEN);
-  let text = '';
-  let think: ReplyLayout['think'] = null;
-  if (options.thinking && reply.reasoning !== undefined) {
-    text = `${THINK_OPEN}\n${reply.reasoning.normalize('NFC')}\n`;
-    think = { reasoningStart: THINK_OPEN.length, reasoningEnd: text.length };
-    text += `${THINK_CLOSE}\n\n`;
-  }
+  const opening = writeReasoning(reply, options, THINK_OPEN, `${THINK_CLOSE}\n\n`, (reasoning) => `\n${reasoning.normalize('NFC')}\n`);
+  let { text } = opening;
+  const { think } = opening;
   const contentStart = think === null ? 0 : think.reasoningEnd + THINK_CLOSE.length;
   const content = (reply.content ?? '').normalize('NFC');
   text += content;
@@ -119,6 +115,26 @@ export function renderReply(reply: SimReply, options: { thinking: boolean }): Re
     toolCalls.push({ name, argumentsText: written.trim(), start, nameEnd, argumentsStart, argumentsEnd, jsonEnd, end: text.length });
   }
   return { text, think, contentStart, toolCalls, toolCallsMarker: TOOL_CALL_OPEN };
+}
+
+/**
+ * The start of a reply that thinks, as a family writes it: `open`, the reasoning span (`reasoning`, written as given),
+ * `close`; nothing (and no span) when thinking is off or the reply has no reasoning. Each family's writer starts here.
+ *
+ * @example
+ * writeReasoning({ reasoning: 'Hmm.' }, { thinking: true }, '<think>', '</think>');
+ * // { text: '<think>Hmm.</think>', think: { reasoningStart: 7, reasoningEnd: 11 } }
+ */
+export function writeReasoning(
+  reply: SimReply,
+  options: { thinking: boolean },
+  open: string,
+  close: string,
+  written: (reasoning: string) => string = (reasoning) => reasoning,
+): { text: string; think: ReplyLayout['think'] } {
+  if (!options.thinking || reply.reasoning === undefined) return { text: '', think: null };
+  const text = `${open}${written(reply.reasoning)}`;
+  return { text: `${text}${close}`, think: { reasoningStart: open.length, reasoningEnd: text.length } };
 }
 
 /**
