@@ -1,4 +1,5 @@
-import { ignoreConflicts, jsonArrayElements, typed, type SqlDatabase } from './sql/sql-database.js';
+import { ignoreConflicts, jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
+import { groupFilterParameters, groupMatchesFilters } from './servable-group-filter.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { assertStorableId, isStorableId } from './storable-id.js';
 import { wellFormedText } from './well-formed-text.js';
@@ -46,14 +47,7 @@ export function createBatchQueries(database: SqlDatabase): BatchQueries {
       WHERE groups.completed_at IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM group_acks WHERE group_acks.group_id = groups.id)
         AND groups.id NOT IN (SELECT excluded.value FROM ${jsonArrayElements(database, '@exclude', 'excluded')})
-        AND (@filtered = 0 OR EXISTS (
-          SELECT 1 FROM sessions
-           WHERE sessions.group_id = groups.id
-             AND (${typed(database, '@since', 'double precision')} IS NULL OR sessions.created_at >= @since)
-             AND (${typed(database, '@until', 'double precision')} IS NULL OR sessions.created_at < @until)
-             AND (${typed(database, '@split', 'text')} IS NULL OR sessions.split = @split)
-             AND @tagCount = (SELECT count(*) FROM ${jsonArrayElements(database, "coalesce(sessions.tags, '[]')", 'tag')}
-                               WHERE tag.value IN (SELECT wanted.value FROM ${jsonArrayElements(database, '@tags', 'wanted')}))))
+        AND ${groupMatchesFilters(database)}
       ORDER BY groups.completed_at, groups.id
       LIMIT @limit`,
   );
@@ -82,20 +76,10 @@ export function createBatchQueries(database: SqlDatabase): BatchQueries {
   return {
     ackGroups: (batchId, groupIds, consumer, at) => ackGroups.immediate(batchId, groupIds, consumer, at),
     listServableGroups(query) {
-      // as stored (rollout-queries.ts); an id holding U+0000 was never stored, and PostgreSQL's jsonb cannot read one
-      const tags = [...new Set((query.tags ?? []).map(wellFormedText))];
-      const filtered = query.since !== undefined || query.until !== undefined || query.split !== undefined || tags.length > 0;
+      // an id holding U+0000 was never stored, and PostgreSQL's jsonb cannot read one
+      const { limit, excludeIds, ...filters } = query;
       return selectServable
-        .all({
-          limit: query.limit,
-          exclude: JSON.stringify((query.excludeIds ?? []).filter(isStorableId)),
-          filtered: filtered ? 1 : 0,
-          since: query.since ?? null,
-          until: query.until ?? null,
-          split: query.split ?? null,
-          tags: JSON.stringify(tags),
-          tagCount: tags.length,
-        })
+        .all({ ...groupFilterParameters(filters), limit, exclude: JSON.stringify((excludeIds ?? []).filter(isStorableId)) })
         .map((row) => row.id);
     },
     getBatchAck(batchId) {

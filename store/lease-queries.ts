@@ -1,4 +1,5 @@
-import { dialectOf, jsonArrayElements, typed, type SqlDatabase } from './sql/sql-database.js';
+import { dialectOf, type SqlDatabase } from './sql/sql-database.js';
+import { groupFilterParameters, groupMatchesFilters } from './servable-group-filter.js';
 import { wellFormedText } from './well-formed-text.js';
 import type { BatchLeaseEnd, BatchLeaseRow, LeaseBatchInput, ServableGroupsFilter } from './types.js';
 
@@ -159,36 +160,17 @@ export function createLeaseQueries(database: SqlDatabase): LeaseQueries {
  * matching the pull's rollout-level filters as the pool's listing does (batch-queries.ts), oldest completion first.
  */
 function prepareCandidates(database: SqlDatabase): (filters: ServableGroupsFilter, limit: number, now: number) => string[] {
-  const elements = (expression: string, alias: string): string => jsonArrayElements(database, expression, alias);
   const statement = database.prepare<Record<string, unknown>, { id: string }>(
     `SELECT groups.id FROM groups
       WHERE groups.completed_at IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM group_acks WHERE group_acks.group_id = groups.id)
         AND NOT EXISTS (SELECT 1 FROM leased_groups WHERE leased_groups.group_id = groups.id AND leased_groups.expires_at > @now)
-        AND (@filtered = 0 OR EXISTS (
-          SELECT 1 FROM sessions
-           WHERE sessions.group_id = groups.id
-             AND (${typed(database, '@since', 'double precision')} IS NULL OR sessions.created_at >= @since)
-             AND (${typed(database, '@until', 'double precision')} IS NULL OR sessions.created_at < @until)
-             AND (${typed(database, '@split', 'text')} IS NULL OR sessions.split = @split)
-             AND @tagCount = (SELECT count(*) FROM ${elements("coalesce(sessions.tags, '[]')", 'tag')}
-                               WHERE tag.value IN (SELECT wanted.value FROM ${elements('@tags', 'wanted')}))))
+        AND ${groupMatchesFilters(database)}
       ORDER BY groups.completed_at, groups.id
       LIMIT @limit${dialectOf(database) === 'postgres' ? ' FOR NO KEY UPDATE OF groups SKIP LOCKED' : ''}`,
   );
   return (filters, limit, now) => {
-    const tags = [...new Set(filters.tags ?? [])];
-    const filtered = filters.since !== undefined || filters.until !== undefined || filters.split !== undefined || tags.length > 0;
-    const parameters = {
-      now,
-      limit,
-      filtered: filtered ? 1 : 0,
-      since: filters.since ?? null,
-      until: filters.until ?? null,
-      split: filters.split ?? null,
-      tags: JSON.stringify(tags),
-      tagCount: tags.length,
-    };
+    const parameters = { ...groupFilterParameters(filters), now, limit };
     return statement.all(parameters).map((row) => row.id);
   };
 }

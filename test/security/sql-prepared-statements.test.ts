@@ -33,6 +33,7 @@ const FRAGMENT_BUILDERS = new Set([
   'sessionMatches',
   'unitMatches',
   'sessionColumns',
+  'groupMatchesFilters',
 ]);
 /** Names a fragment builder may be handed besides literals: the connection and names chosen by the store's code. */
 const FRAGMENT_ARGUMENTS = new Set(['database', 'dialect', 'alias']);
