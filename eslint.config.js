@@ -20,7 +20,7 @@ function mayNotImport(folders, why) {
   };
 }
 
-const ABOVE_STORE = ['reconstruct', 'trainer-adapters', 'export', 'gateway', 'cli', 'sim', 'index\\.js'];
+const ABOVE_STORE = ['reconstruct', 'trainer-adapters', 'export', 'ui', 'gateway', 'cli', 'sim', 'index\\.js'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.harness-cache/**', '.tmp/**', 'coverage/**', 'ui/dist/**'] },
@@ -48,15 +48,27 @@ export default tseslint.config(
   {
     files: ['reconstruct/**'],
     rules: mayNotImport(
-      ['trainer-adapters', 'export', 'gateway', 'cli', 'sim', 'index\\.js'],
+      ['trainer-adapters', 'export', 'ui', 'gateway', 'cli', 'sim', 'index\\.js'],
       'reconstruct/ sits below trainer-adapters/, export/ and gateway/',
     ),
   },
   {
     files: ['trainer-adapters/**'],
-    rules: mayNotImport(['export', 'gateway', 'cli', 'sim', 'index\\.js'], 'trainer-adapters/ sit below export/ and gateway/'),
+    rules: mayNotImport(['export', 'ui', 'gateway', 'cli', 'sim', 'index\\.js'], 'trainer-adapters/ sit below export/ and gateway/'),
   },
-  { files: ['export/**'], rules: mayNotImport(['gateway', 'cli', 'sim', 'index\\.js'], 'export/ knows no HTTP: it sits below gateway/') },
+  {
+    files: ['export/**'],
+    rules: mayNotImport(['ui', 'gateway', 'cli', 'sim', 'index\\.js'], 'export/ knows no HTTP: it sits below ui/ and gateway/'),
+  },
+  // the viewer's server sits on export/ and below gateway/ (which mounts it for `serve --ui`); its pages (ui/app/) import only its wire types
+  { files: ['ui/server/**', 'ui/*.ts'], rules: mayNotImport(['gateway', 'cli', 'sim', 'index\\.js'], 'ui/ sits below gateway/ and cli/') },
+  {
+    files: ['ui/app/**'],
+    rules: mayNotImport(
+      ['core', 'model-format', 'store', 'reconstruct', 'trainer-adapters', 'export', 'gateway', 'cli', 'sim', 'index\\.js', 'server'],
+      'the pages run in the browser: they import only ui/viewer-api.ts and their own files',
+    ),
+  },
   { files: ['gateway/**'], rules: mayNotImport(['cli', 'sim', 'index\\.js'], 'gateway/ sits below cli/ and index.ts, and never uses the simulator') },
   {
     files: ['sim/**'],
