@@ -9,6 +9,7 @@ export { isPostgresUrl, redactPostgresUrl } from './postgres/open-postgres-store
 export {
   CALL_STATUSES,
   SESSION_END_STATUSES,
+  SESSION_ORDER_KEYS,
   TRUSTED_CALL_FLAGS,
   untrustedFlags,
   type AddRewardInput,
@@ -44,6 +45,7 @@ export {
   type OpenStoreOptions,
   type SessionFilter,
   type SessionListQuery,
+  type SessionOrderKey,
   type SessionRow,
   type Store,
   type StoreStats,

@@ -1,6 +1,6 @@
 import { dialectOf, sqlFor, typed, type SqlDatabase, type SqlDialect } from './sql/sql-database.js';
 import { assertStorableId } from './storable-id.js';
-import type { CallStatus, SessionFilter, SessionOrigin, SessionRow, SessionStatus } from './types.js';
+import type { CallStatus, SessionFilter, SessionListQuery, SessionOrigin, SessionRow, SessionStatus } from './types.js';
 
 interface SessionRecord {
   id: string;
@@ -43,10 +43,19 @@ const sessionColumns = (dialect: SqlDialect): string => `
 const SESSION_GROUP = `sessions.id, sessions.created_at, sessions.activity_at, sessions.metadata, sessions.status, sessions.origin,
   sessions.group_id`;
 
+/** Where a substring occurs in a text (1-based, 0 when nowhere): the same bytes compared on both engines, no wildcards. */
+const POSITION_OF: Record<SqlDialect, (text: string, parameter: string) => string> = {
+  sqlite: (text, parameter) => `instr(${text}, ${parameter})`,
+  postgres: (text, parameter) => `strpos(${text}, ${parameter})`,
+};
+
 /** SessionFilter on the row `sessions`; each test is off while its parameter is null (typed: PostgreSQL cannot type a bare `$1 IS NULL`). */
 const sessionMatches = (database: SqlDatabase): string => {
   const isNull = (parameter: string, type: string): string => `${typed(database, parameter, type)} IS NULL`;
-  return `(${isNull('@groupId', 'text')} OR sessions.group_id = @groupId)
+  const positionOf = POSITION_OF[dialectOf(database)];
+  return `(${isNull('@search', 'text')} OR ${positionOf('sessions.id', '@search')} > 0
+        OR ${positionOf("coalesce(sessions.group_id, '')", '@search')} > 0)
+  AND (${isNull('@groupId', 'text')} OR sessions.group_id = @groupId)
   AND (${isNull('@status', 'text')} OR sessions.status = @status)
   AND (${isNull('@since', 'double precision')} OR sessions.activity_at >= @since)
   AND (${isNull('@until', 'double precision')} OR sessions.activity_at < @until)
@@ -58,7 +67,21 @@ const sessionMatches = (database: SqlDatabase): string => {
         WHERE call.session_id = sessions.id AND (call.requested_model = @model OR call.backend_model = @model)))`;
 };
 
+/**
+ * The value a page is ordered by, per key of SessionOrderKey (`id` aside: text, ordered by its own columns), as one
+ * expression over the grouped row: bound as `@orderBy`, so one statement serves every order.
+ */
+const sortValue = (database: SqlDatabase): string => `CASE ${typed(database, '@orderBy', 'text')}
+    WHEN 'createdAt' THEN CAST(sessions.created_at AS double precision)
+    WHEN 'lastCallAt' THEN CAST(sessions.activity_at AS double precision)
+    WHEN 'callCount' THEN CAST(count(calls.session_id) AS double precision)
+    WHEN 'promptTokens' THEN CAST(coalesce(sum(calls.prompt_tokens), 0) AS double precision)
+    WHEN 'completionTokens' THEN CAST(coalesce(sum(calls.completion_tokens), 0) AS double precision)
+    WHEN 'reward' THEN CAST(${SESSION_REWARD} AS double precision)
+  END`;
+
 interface FilterParameters {
+  search: string | null;
   groupId: string | null;
   status: string | null;
   since: number | null;
@@ -76,7 +99,8 @@ export interface SessionQueries {
   /** Records a call start so listSessions orders sessions by their newest call. */
   touch(sessionId: string, at: number): void;
   get(sessionId: string): SessionRow | null;
-  list(filter: SessionFilter, limit: number, offset: number): SessionRow[];
+  /** a page of the sessions the filter takes, most recently active first unless `orderBy`/`order` say otherwise */
+  list(query: SessionListQuery, limit: number, offset: number): SessionRow[];
   count(filter: SessionFilter): number;
 }
 
@@ -119,6 +143,17 @@ export function createSessionQueries(database: SqlDatabase): SessionQueries {
       GROUP BY ${SESSION_GROUP}
       ORDER BY sessions.activity_at DESC, sessions.id`,
   );
+  // any other order: every matching session is aggregated, then ordered and paged (no index serves an aggregate);
+  // sessions without a value (no reward) come last either way, ties by id
+  const selectOrdered = database.prepare<FilterParameters & OrderParameters & { limit: number; offset: number }, SessionRecord>(
+    `SELECT * FROM (SELECT ${columns}, ${sortValue(database)} AS sort_value
+       FROM sessions LEFT JOIN calls ON calls.session_id = sessions.id
+      WHERE ${matches}
+      GROUP BY ${SESSION_GROUP}) AS listed
+      ORDER BY (listed.sort_value IS NULL), listed.sort_value * ${typed(database, '@sign', 'double precision')},
+        CASE WHEN ${typed(database, '@orderBy', 'text')} = 'id' AND @sign < 0 THEN listed.id END DESC, listed.id
+      LIMIT @limit OFFSET @offset`,
+  );
   const countMatching = database.prepare<FilterParameters, { count: number }>(`SELECT count(*) AS count FROM sessions WHERE ${matches}`);
 
   return {
@@ -133,13 +168,24 @@ export function createSessionQueries(database: SqlDatabase): SessionQueries {
       const record = selectOne.get(sessionId);
       return record === undefined ? null : toSessionRow(record);
     },
-    list: (filter, limit, offset) => selectPage.all({ ...filterParameters(filter), limit, offset }).map(toSessionRow),
+    list: ({ orderBy = 'lastCallAt', order = 'desc', ...filter }, limit, offset) => {
+      if (orderBy === 'lastCallAt' && order === 'desc') return selectPage.all({ ...filterParameters(filter), limit, offset }).map(toSessionRow);
+      const ordering = { orderBy, sign: order === 'desc' ? -1 : 1 };
+      return selectOrdered.all({ ...filterParameters(filter), ...ordering, limit, offset }).map(toSessionRow);
+    },
     count: (filter) => (countMatching.get(filterParameters(filter)) as { count: number }).count,
   };
 }
 
+interface OrderParameters {
+  orderBy: string;
+  /** 1 ascending, -1 descending */
+  sign: number;
+}
+
 function filterParameters(filter: SessionFilter): FilterParameters {
   return {
+    search: filter.search === undefined || filter.search === '' ? null : filter.search,
     groupId: filter.groupId ?? null,
     status: filter.status ?? null,
     since: filter.since ?? null,

@@ -116,12 +116,38 @@ export interface SessionFilter {
   frontDoor?: string;
   /** a session with at least one call that asked for, or was sent as, this model */
   model?: string;
+  /** a substring (case-sensitive, no wildcards) of the session's id or its group id */
+  search?: string;
 }
 
-/** @example store.listSessions({ limit: 100, offset: 100, hasReward: true }) // the second page of rewarded sessions */
+/**
+ * What `listSessions` can order by: `lastCallAt` is the session's activity (its newest call's start, or its
+ * creation); `reward` puts sessions without one last, whichever the order. Ties go by id, ascending.
+ */
+export type SessionOrderKey = 'lastCallAt' | 'createdAt' | 'callCount' | 'promptTokens' | 'completionTokens' | 'reward' | 'id';
+
+/** @example SESSION_ORDER_KEYS.includes(key) */
+export const SESSION_ORDER_KEYS: readonly SessionOrderKey[] = [
+  'lastCallAt',
+  'createdAt',
+  'callCount',
+  'promptTokens',
+  'completionTokens',
+  'reward',
+  'id',
+];
+
+/**
+ * @example store.listSessions({ limit: 100, offset: 100, hasReward: true }) // the second page of rewarded sessions
+ * @example store.listSessions({ search: 'task-', orderBy: 'reward', order: 'desc' }) // the best rewarded first
+ */
 export interface SessionListQuery extends SessionFilter {
   limit?: number;
   offset?: number;
+  /** default `lastCallAt` */
+  orderBy?: SessionOrderKey;
+  /** default `desc` */
+  order?: 'asc' | 'desc';
 }
 
 /**
@@ -534,7 +560,10 @@ export interface Store {
   /** creates the session if it does not exist; returns true when it was created */
   ensureSession(sessionId: string, metadata?: Record<string, unknown>): boolean;
   getSession(sessionId: string): SessionRow | null;
-  /** sessions most recently active first, filtered (SessionFilter); DEFAULT_LIST_LIMIT of them unless told otherwise */
+  /**
+   * sessions most recently active first (or as `orderBy`/`order` say), filtered (SessionFilter); DEFAULT_LIST_LIMIT
+   * of them unless told otherwise
+   */
   listSessions(options?: SessionListQuery): SessionRow[];
   /** how many sessions the filter takes (what listSessions would list without a limit) */
   countSessions(filter?: SessionFilter): number;

@@ -33,6 +33,7 @@ const FRAGMENT_BUILDERS = new Set([
   'sessionMatches',
   'unitMatches',
   'sessionColumns',
+  'sortValue',
   'groupMatchesFilters',
 ]);
 /** Names a fragment builder may be handed besides literals: the connection and names chosen by the store's code. */

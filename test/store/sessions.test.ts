@@ -87,6 +87,43 @@ for (const engine of STORE_ENGINES) {
       expect(store.countSessions({ status: 'failed' })).toBe(0);
     });
 
+    it('listSessions searches ids and group ids by substring, and orders by any key both ways, ties by id', () => {
+      const store = workspace.open();
+      store.createRollout({ sessionId: 'run-a', groupId: 'task-7', createdAt: 30 });
+      store.createRollout({ sessionId: 'run-b', groupId: 'task-8', createdAt: 10 });
+      store.createRollout({ sessionId: 'other', createdAt: 20 });
+      store.createRollout({ sessionId: 'idle', createdAt: 5 });
+      recordCall(store, { sessionId: 'run-a', startedAt: 100 }, { promptTokenIds: [1, 2, 3, 4], completionTokenIds: [5] });
+      recordCall(store, { sessionId: 'run-b', startedAt: 200 }, { promptTokenIds: [1], completionTokenIds: [2, 3, 4] });
+      recordCall(store, { sessionId: 'run-b', startedAt: 300 }, { promptTokenIds: [1, 2], completionTokenIds: [3] });
+      recordCall(store, { sessionId: 'other', startedAt: 150 }, { promptTokenIds: [1, 2], completionTokenIds: [3, 4] });
+      store.addReward({ sessionId: 'run-a', value: 0.5, source: 'library', createdAt: 1 });
+      store.addReward({ sessionId: 'other', value: 2, source: 'library', createdAt: 1 });
+      const ids = (query: Parameters<typeof store.listSessions>[0]): string[] => store.listSessions(query).map((session) => session.id);
+      expect(ids({ search: 'run-' })).toEqual(['run-b', 'run-a']);
+      expect(ids({ search: 'task-7' })).toEqual(['run-a']);
+      expect(ids({ search: 'RUN' })).toEqual([]);
+      // `%` and `_` are plain characters, not wildcards
+      expect(ids({ search: 'run%' })).toEqual([]);
+      expect(ids({ search: 'r_n' })).toEqual([]);
+      expect(store.countSessions({ search: 'run-' })).toBe(2);
+      expect(ids({ orderBy: 'lastCallAt', order: 'asc' })).toEqual(['idle', 'run-a', 'other', 'run-b']);
+      expect(ids({ orderBy: 'createdAt' })).toEqual(['run-a', 'other', 'run-b', 'idle']);
+      expect(ids({ orderBy: 'createdAt', order: 'asc' })).toEqual(['idle', 'run-b', 'other', 'run-a']);
+      expect(ids({ orderBy: 'callCount' })).toEqual(['run-b', 'other', 'run-a', 'idle']);
+      expect(ids({ orderBy: 'callCount', order: 'asc' })).toEqual(['idle', 'other', 'run-a', 'run-b']);
+      expect(ids({ orderBy: 'promptTokens' })).toEqual(['run-a', 'run-b', 'other', 'idle']);
+      expect(ids({ orderBy: 'completionTokens', order: 'asc' })).toEqual(['idle', 'run-a', 'other', 'run-b']);
+      // sessions without a reward come last, whichever the order
+      expect(ids({ orderBy: 'reward' })).toEqual(['other', 'run-a', 'idle', 'run-b']);
+      expect(ids({ orderBy: 'reward', order: 'asc' })).toEqual(['run-a', 'other', 'idle', 'run-b']);
+      expect(ids({ orderBy: 'id' })).toEqual(['run-b', 'run-a', 'other', 'idle']);
+      expect(ids({ orderBy: 'id', order: 'asc' })).toEqual(['idle', 'other', 'run-a', 'run-b']);
+      expect(ids({ orderBy: 'callCount', limit: 2, offset: 1 })).toEqual(['other', 'run-a']);
+      expect(ids({ orderBy: 'promptTokens', search: 'run', order: 'asc' })).toEqual(['run-b', 'run-a']);
+      expect(store.listSessions({ orderBy: 'callCount' })[0]).toMatchObject({ id: 'run-b', callCount: 2, promptTokens: 3, completionTokens: 4 });
+    });
+
     it('stats counts sessions and calls, and the bytes the store takes', () => {
       const store = workspace.open();
       recordCall(store, { sessionId: 'a' });
