@@ -1,7 +1,7 @@
 import type { CallRow } from '../../store/index.js';
 import { oneLine } from '../one-line.js';
-import type { HarnessReply } from './read-harness-response.js';
-import type { ReadableMessage, ReadablePart } from './readable-message.js';
+import type { HarnessReply } from '../../ui/server/call-view/read-harness-response.js';
+import type { ReadableMessage, ReadablePart } from '../../ui/server/call-view/readable-message.js';
 
 /** Texts longer than this many characters are folded unless `--full`: their start and end are shown. */
 export const FOLD_AT = 1200;

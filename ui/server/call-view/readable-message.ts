@@ -1,5 +1,5 @@
-import { isRecord } from '../../core/json/is-record.js';
-import { readReasoning } from '../../model-format/backend-fields/read-reasoning.js';
+import { isRecord } from '../../../core/json/is-record.js';
+import { readReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
 
 /**
  * One piece of a message as a person reads it: text, reasoning, a tool call (name, id, arguments as sent), a tool's

@@ -1,4 +1,4 @@
-import { isRecord } from '../../core/json/is-record.js';
+import { isRecord } from '../../../core/json/is-record.js';
 import { idOf, other, readChatMessage, readContent, textOf, type ReadableMessage, type ReadablePart } from './readable-message.js';
 
 /**

@@ -1,8 +1,17 @@
-import { isRecord } from '../../core/json/is-record.js';
-import type { HarnessResponseBody } from '../../gateway/index.js';
+import { isRecord } from '../../../core/json/is-record.js';
 import { readAnthropicBlocks, readResponsesItem } from './read-request-messages.js';
 import { readResponseMessage } from './read-response-message.js';
 import type { ReadableMessage } from './readable-message.js';
+
+/**
+ * The harness's own answer as the front door rendered it (the gateway's `harnessResponseBody`, which ui/ may not
+ * import: it sits below gateway/).
+ */
+export interface HarnessResponseBody {
+  /** 'openai-chat' | 'openai-completions' | 'anthropic-messages' | 'openai-responses' */
+  protocol: string;
+  body: Record<string, unknown>;
+}
 
 /** The answer the harness got, read into one shape, with a line naming what kind of body it is. */
 export interface HarnessReply {

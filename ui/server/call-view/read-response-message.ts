@@ -1,4 +1,4 @@
-import { isRecord } from '../../core/json/is-record.js';
+import { isRecord } from '../../../core/json/is-record.js';
 import { readChatMessage, type ReadableMessage } from './readable-message.js';
 
 /**
