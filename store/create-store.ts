@@ -12,6 +12,7 @@ import { createLeaseQueries } from './lease-queries.js';
 import { createExportQueries } from './export-queries.js';
 import { createInstanceQueries } from './instance-queries.js';
 import { createTokenFaithfulQueries } from './token-faithful-queries.js';
+import { createOverviewQueries } from './overview-queries.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 import type { Store, StoreStats } from './types.js';
@@ -50,6 +51,7 @@ export function createStore(engine: StoreEngine): Store {
   const exportQueries = createExportQueries(database);
   const instances = createInstanceQueries(database);
   const tokenFaithful = createTokenFaithfulQueries(database);
+  const overview = createOverviewQueries(database);
   const countRows = database.prepare<[], { sessions: number; calls: number }>(
     `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
   );
@@ -121,6 +123,10 @@ export function createStore(engine: StoreEngine): Store {
       const counts = countRows.get() as { sessions: number; calls: number };
       return { ...counts, bytesOnDisk: engine.bytesOnDisk() };
     },
+    countCallsByStatus: () => overview.callStatusCounts(),
+    countGroups: () => overview.countGroups(),
+    listGroupSummaries: () => overview.listGroupSummaries(),
+    listSessionCallKinds: (sessionIds) => overview.sessionCallKinds(sessionIds),
     integrityCheck: () => engine.integrityCheck(),
     close() {
       cache.clear();

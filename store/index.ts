@@ -28,6 +28,8 @@ export {
   type EndSessionInput,
   type GatewayInstanceRow,
   type GroupRow,
+  type GroupSummaryRow,
+  type SessionCallKinds,
   type OrphanRecovery,
   type PolicyVersionRow,
   type RewardRow,

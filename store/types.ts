@@ -488,6 +488,26 @@ export interface FinishCallInput {
   weightVersion?: string | null;
 }
 
+/**
+ * A group as the viewer lists it: its sessions, how many have a reward, their mean, and its newest call.
+ *
+ * @example store.listGroupSummaries()[0] // { groupId: 'task-7', sessions: 8, rewarded: 8, rewardMean: 0.375, lastCallAt: 1764480000000 }
+ */
+export interface GroupSummaryRow {
+  groupId: string;
+  sessions: number;
+  rewarded: number;
+  /** the mean of its sessions' current rewards, null when none has one */
+  rewardMean: number | null;
+  lastCallAt: number | null;
+}
+
+/** The front doors and models (asked for or sent) of a session's calls, each sorted. */
+export interface SessionCallKinds {
+  frontDoors: string[];
+  models: string[];
+}
+
 /** A call read back from the store. */
 export interface CallRow {
   id: string;
@@ -666,6 +686,14 @@ export interface Store {
    */
   recoverOrphanedCalls(isLive: (row: GatewayInstanceRow) => boolean): OrphanRecovery;
   stats(): StoreStats;
+  /** calls per status over the whole store (one scan of the calls' status) */
+  countCallsByStatus(): Partial<Record<CallStatus, number>>;
+  /** how many distinct groups sessions name */
+  countGroups(): number;
+  /** every group sessions name, the most recently active first */
+  listGroupSummaries(): GroupSummaryRow[];
+  /** for each of these sessions (one query for all), the front doors and models of its calls; a session without calls has empty lists */
+  listSessionCallKinds(sessionIds: readonly string[]): Map<string, SessionCallKinds>;
   /** `PRAGMA integrity_check` output: 'ok' for a sound file, else one line per problem */
   integrityCheck(): string;
   close(): void;
