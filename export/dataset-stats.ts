@@ -43,6 +43,10 @@ export interface DatasetStats {
   policyVersions: Record<string, number>;
   /** exported samples with trained tokens of unversioned calls */
   unversionedSamples: number;
+  /** trained tokens (mask 1) of each policy version over the exported samples */
+  policyVersionTokens: Record<string, number>;
+  /** trained tokens of unversioned calls */
+  unversionedTokens: number;
 }
 
 /** Bins of the reward histogram (fewer when the rewards take fewer distinct values). */
@@ -68,6 +72,8 @@ export function computeDatasetStats(store: ExportSource, options: ExportSamplesO
     statuses: {} as Partial<Record<SampleStatus, number>>,
     faithful: { faithful: 0, notFaithful: 0 },
     policyVersions: {} as Record<string, number>,
+    policyVersionTokens: {} as Record<string, number>,
+    unversionedTokens: 0,
   };
   let rollouts = 0;
   let unversionedSamples = 0;
@@ -85,7 +91,7 @@ export function computeDatasetStats(store: ExportSource, options: ExportSamplesO
     if (sample.faithful) stats.faithful.faithful += 1;
     else stats.faithful.notFaithful += 1;
     for (const version of item.policyVersions) stats.policyVersions[version] = (stats.policyVersions[version] ?? 0) + 1;
-    if (sample.lossMask.some((value, index) => value === 1 && sample.policyVersions[index] === null)) unversionedSamples += 1;
+    if (countVersionTokens(sample, stats) > 0) unversionedSamples += 1;
   }
   return {
     summary,
@@ -99,6 +105,22 @@ export function computeDatasetStats(store: ExportSource, options: ExportSamplesO
     ...stats,
     unversionedSamples,
   };
+}
+
+/** Adds the sample's trained tokens per policy version to the totals; answers its unversioned trained tokens. */
+function countVersionTokens(
+  sample: { lossMask: Uint8Array; policyVersions: ReadonlyArray<string | null> },
+  totals: { policyVersionTokens: Record<string, number>; unversionedTokens: number },
+): number {
+  let unversioned = 0;
+  for (let index = 0; index < sample.lossMask.length; index++) {
+    if (sample.lossMask[index] !== 1) continue;
+    const version = sample.policyVersions[index] ?? null;
+    if (version === null) unversioned += 1;
+    else totals.policyVersionTokens[version] = (totals.policyVersionTokens[version] ?? 0) + 1;
+  }
+  totals.unversionedTokens += unversioned;
+  return unversioned;
 }
 
 function addAdvantage(running: { count: number; min: number; sum: number; max: number }, advantage: number): void {

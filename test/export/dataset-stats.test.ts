@@ -34,6 +34,14 @@ describe('computeDatasetStats on recorded rollouts', () => {
     expect(stats.faithful).toEqual({ faithful: 7, notFaithful: 0 });
     expect(stats.policyVersions).toEqual({ v1: 4, v2: 3 });
     expect(stats.unversionedSamples).toBe(0);
+    // trained tokens per version, as the samples hold them
+    const tokens: Record<string, number> = {};
+    for (const { sample } of items)
+      for (const [index, mask] of sample.lossMask.entries())
+        if (mask === 1) tokens[sample.policyVersions[index]!] = (tokens[sample.policyVersions[index]!] ?? 0) + 1;
+    expect(stats.policyVersionTokens).toEqual(tokens);
+    expect(Object.keys(stats.policyVersionTokens).sort()).toEqual(['v1', 'v2']);
+    expect(stats.unversionedTokens).toBe(0);
   });
 
   it('spreads sample lengths and trained lengths over power-of-two bins', () => {
