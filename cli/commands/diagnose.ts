@@ -67,11 +67,15 @@ export function formatDriftCounts(counts: Record<DriftKind, number>): string {
   return `${total} break${total === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 function reportText(report: SessionReconstruction, calls: readonly CallRow[]): string {
   const byId = new Map(calls.map((call) => [call.id, call]));
   const name = (callId: string | null): string => (callId === null ? 'nothing' : `#${byId.get(callId)?.seq ?? '?'} ${callId.slice(0, 8)}`);
   const lines = [
-    `session ${report.sessionId}: ${calls.length} calls -> ${report.samples.length} samples (merge), ${formatDriftCounts(report.driftCounts)}`,
+    `session ${report.sessionId}: ${plural(calls.length, 'call')} -> ${plural(report.samples.length, 'sample')} (merge), ${formatDriftCounts(report.driftCounts)}`,
   ];
   if (report.skipped.length > 0) {
     lines.push('', `skipped (no sample): ${report.skipped.length}`);

@@ -22,7 +22,7 @@ describe('a failed call is explained by its failure, not by its missing ids', ()
   it('diagnose names the status, HTTP status, code and message of a 404 from the backend', () => {
     const result = runCli(['diagnose', 'agent', '--db', fixture.db]);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain('session agent: 3 calls -> 1 samples (merge), no breaks');
+    expect(result.stdout).toContain('session agent: 3 calls -> 1 sample (merge), no breaks');
     expect(result.stdout).toMatch(
       /#3 \w{8} backend_error: the call failed \(backend_error, HTTP 404, TT_BACKEND_ERROR\)\n {5}error: The model `gpt-4o` does not exist\.\n/,
     );
