@@ -102,6 +102,10 @@ export const ERROR_CODES = {
   },
   /** a Host header that is not a name the gateway answers to (`allowedHosts`; a DNS rebinding guard) */
   TT_HOST_NOT_ALLOWED: { status: 421, type: 'invalid_request_error', message: 'This gateway does not answer for that Host', userMistake: true },
+  /** the trajectory viewer's API named a sample index its session does not have under that strategy */
+  TT_SAMPLE_NOT_FOUND: { status: 404, type: 'not_found_error', message: 'Sample not found', userMistake: true },
+  /** the trajectory viewer's pages were not built into the package (dist/ui/index.html is missing); its API still answers */
+  TT_VIEWER_NOT_BUILT: { status: 503, type: 'api_error', message: "The viewer's pages are not built", userMistake: false },
   /** an unexpected failure inside tokentap */
   TT_INTERNAL: { status: 500, type: 'api_error', message: 'Internal error', userMistake: false },
 

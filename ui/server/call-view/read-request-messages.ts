@@ -51,7 +51,8 @@ export function readAnthropicBlocks(content: unknown): ReadablePart[] {
       const text = readContent(block.content)
         .map((part) => (part.kind === 'image' ? '[image]' : part.text))
         .join('\n');
-      return { kind: 'tool_result', text: block.is_error === true ? `[error] ${text}` : text, ...idOf(block.tool_use_id) };
+      if (block.is_error === true) return { kind: 'tool_result', text: `[error] ${text}`, isError: true, ...idOf(block.tool_use_id) };
+      return { kind: 'tool_result', text, ...idOf(block.tool_use_id) };
     }
     return readContent([block])[0] as ReadablePart;
   });

@@ -12,6 +12,8 @@ export interface ReadablePart {
   name?: string;
   /** the tool call's id (tool_call), the id of the call a result answers (tool_result) */
   id?: string;
+  /** tool_result: the harness marked the result an error (Anthropic `is_error`) */
+  isError?: boolean;
 }
 
 /** A message of any front door's protocol, read into one shape. @example { role: 'user', parts: [{ kind: 'text', text: 'hi' }] } */

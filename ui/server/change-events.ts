@@ -1,0 +1,119 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { encodeSseEvent } from '../../core/sse/encode-sse-event.js';
+import type { ViewerSummary } from '../viewer-api.js';
+import type { ViewerChangeSource } from './viewer-options.js';
+
+/** A comment line now and then, so proxies and idle timeouts do not close a quiet stream. */
+const HEARTBEAT_MS = 15_000;
+/** Events of a busy gateway come in bursts: one `change` per this many ms at most. */
+const COALESCE_MS = 250;
+
+/**
+ * The `change` events of GET /ui/api/events (ui/viewer-api.ts): one source for every open stream, running only
+ * while a stream is open. With the gateway's own events (`serve --ui`) each burst of them becomes one `change`; else
+ * the store's summary is read every `pollMs` and a `change` goes out only when it differs from the last one. Every
+ * stream gets a heartbeat comment each 15 s; `close()` ends every stream (the app's preClose), so nothing holds the
+ * process open.
+ *
+ * @example const events = new ChangeEvents(() => readViewerSummary(store, context), { pollMs: 1000 }); events.open(request, reply);
+ */
+export class ChangeEvents {
+  readonly #readSummary: () => ViewerSummary;
+  readonly #changes: ViewerChangeSource | undefined;
+  readonly #pollMs: number;
+  readonly #log: FastifyBaseLogger;
+  readonly #streams = new Set<(text: string) => void>();
+  readonly #ends = new Set<() => void>();
+  #stopSource: (() => void) | null = null;
+  #last = '';
+  #pending: NodeJS.Timeout | null = null;
+
+  constructor(
+    readSummary: () => ViewerSummary,
+    options: { changes?: ViewerChangeSource | undefined; pollMs?: number | undefined; log: FastifyBaseLogger },
+  ) {
+    this.#readSummary = readSummary;
+    this.#log = options.log;
+    this.#changes = options.changes;
+    this.#pollMs = options.pollMs ?? 1000;
+  }
+
+  /** Answers the request with the event stream; it stays open until the client leaves or close(). */
+  open(request: FastifyRequest, reply: FastifyReply): void {
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    const send = (text: string): void => {
+      if (!raw.destroyed) raw.write(text);
+    };
+    send(': tokentap viewer events\n\n');
+    const heartbeat = setInterval(() => send(': heartbeat\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    const end = (): void => {
+      if (!raw.writableEnded) raw.end();
+    };
+    this.#streams.add(send);
+    this.#ends.add(end);
+    if (this.#streams.size === 1) this.#start();
+    raw.once('close', () => {
+      clearInterval(heartbeat);
+      this.#streams.delete(send);
+      this.#ends.delete(end);
+      if (this.#streams.size === 0) this.#stop();
+      request.log.debug('viewer event stream closed');
+    });
+  }
+
+  /** Ends every open stream and stops the source. */
+  close(): void {
+    for (const end of [...this.#ends]) end();
+    this.#stop();
+  }
+
+  #start(): void {
+    this.#last = this.#summaryText() ?? '';
+    if (this.#changes !== undefined) {
+      this.#stopSource = this.#changes(() => this.#schedule());
+      return;
+    }
+    const poll = setInterval(() => this.#emit(false), this.#pollMs);
+    poll.unref();
+    this.#stopSource = () => clearInterval(poll);
+  }
+
+  #stop(): void {
+    this.#stopSource?.();
+    this.#stopSource = null;
+    if (this.#pending !== null) clearTimeout(this.#pending);
+    this.#pending = null;
+  }
+
+  #schedule(): void {
+    if (this.#pending !== null) return;
+    this.#pending = setTimeout(() => {
+      this.#pending = null;
+      this.#emit(true);
+    }, COALESCE_MS);
+    this.#pending.unref();
+  }
+
+  /** a `change` with the summary: on the gateway's word (`always`), or when the polled summary differs */
+  #emit(always: boolean): void {
+    if (this.#streams.size === 0) return;
+    const summary = this.#summaryText();
+    if (summary === null || (!always && summary === this.#last)) return;
+    this.#last = summary;
+    const text = encodeSseEvent({ event: 'change', data: summary });
+    for (const send of this.#streams) send(text);
+  }
+
+  /** null when the store cannot be read now (it is closing, PostgreSQL is away): the next tick tries again */
+  #summaryText(): string | null {
+    try {
+      return JSON.stringify(this.#readSummary());
+    } catch (error) {
+      this.#log.warn({ err: error }, 'viewer events: the store could not be read');
+      return null;
+    }
+  }
+}
