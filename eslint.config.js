@@ -63,7 +63,34 @@ export default tseslint.config(
   // the viewer's server sits on export/ and below gateway/ (which mounts it for `serve --ui`); its pages (ui/app/) import only its wire types
   { files: ['ui/server/**', 'ui/*.ts'], rules: mayNotImport(['gateway', 'cli', 'sim', 'index\\.js'], 'ui/ sits below gateway/ and cli/') },
   {
+    // the pages run in the browser
     files: ['ui/app/**'],
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        history: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        getComputedStyle: 'readonly',
+        requestAnimationFrame: 'readonly',
+        cancelAnimationFrame: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        ResizeObserver: 'readonly',
+        TextDecoderStream: 'readonly',
+        URLSearchParams: 'readonly',
+        Response: 'readonly',
+        HTMLElement: 'readonly',
+        HTMLDivElement: 'readonly',
+        HTMLSpanElement: 'readonly',
+        KeyboardEvent: 'readonly',
+        EventTarget: 'readonly',
+      },
+    },
     rules: mayNotImport(
       ['core', 'model-format', 'store', 'reconstruct', 'trainer-adapters', 'export', 'gateway', 'cli', 'sim', 'index\\.js', 'server'],
       'the pages run in the browser: they import only ui/viewer-api.ts and their own files',

@@ -1,0 +1,194 @@
+/**
+ * #/sessions/:id/samples/:strategy/:index — a sample token by token.
+ *
+ * DOM hooks for the browser tests (test/ui/browser/), kept stable:
+ * - `data-testid="sample-page"` (with data-strategy, data-index), `token-view` (the scrolling box),
+ *   `token-count` (its text is the sample's token count, digits only), `token-inspector` (with data-pos of the
+ *   token it shows; `inspector-id`, `inspector-text`, `inspector-logprob`, `inspector-call`, `inspector-position`),
+ *   `token-legend`, `policy-legend`, `break-panel` (each break a `break-diff` with data-kind and data-position;
+ *   the first differing id of each side has data-differs="true"), `jump-status`.
+ * - Controls: `mode-mask`, `mode-logprob` (buttons, aria-pressed), `logprob-threshold` (number input),
+ *   `prev-low`, `next-low`, `prev-break`, `next-break` (buttons); keys ←/→, n/N, b/B.
+ * - Every rendered token is `span.tt-tok` with `data-pos` (its index in the sample) and `data-mask` (0 or 1);
+ *   a token where a chain break falls has `data-break` (the drift kind); the highlighted (jumped-to) token has
+ *   class `tt-hl`; a call's first token has class `tt-call-start`, after a `.tt-call-label` with data-call-seq.
+ *   Only the chunks near the viewport are rendered (`.tt-chunk[data-chunk]`); the others are
+ *   `.tt-chunk-placeholder` elements: scroll, or jump, to render a token.
+ * - Context tokens (mask 0) are coloured `var(--tt-context)`, trained ones `var(--tt-trained)` (in logprob mode,
+ *   trained tokens take the heat colour instead); the custom properties are on :root (styles.css).
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { SampleTokens, StrategyName } from '../../viewer-api.js';
+import { apiPath } from '../api/api-client.js';
+import { useApi } from '../api/use-api.js';
+import { BreakPanel, TokenInspector, TokenLegend } from '../components/sample-panels.js';
+import { ErrorBanner, Loading } from '../components/status-views.js';
+import type { ColourMode, TokenMarks } from '../components/token-chunk.js';
+import { TokenScroller } from '../components/token-scroller.js';
+import { policyPalette } from '../logic/colour-scale.js';
+import { formatCount, formatScore } from '../logic/format.js';
+import { lowLogprobPositions, nextPosition } from '../logic/jump-to-next.js';
+import { bandVersions } from '../logic/policy-bands.js';
+import { sampleHref, sessionHref } from '../logic/route.js';
+
+const DEFAULT_THRESHOLD = -2;
+
+export function SamplePage({ sessionId, strategy, index }: { sessionId: string; strategy: StrategyName; index: number }) {
+  const state = useApi<SampleTokens>(apiPath(`/sessions/${encodeURIComponent(sessionId)}/samples/${strategy}/${index}`));
+  return (
+    <section class="tt-page tt-sample-page" data-testid="sample-page" data-strategy={strategy} data-index={index}>
+      <div class="tt-page-head">
+        <h1>
+          <a href={sessionHref(sessionId)} class="tt-id">
+            {sessionId}
+          </a>{' '}
+          › {strategy} sample {index}
+        </h1>
+        <span class="tt-small">
+          {index > 0 ? <a href={sampleHref(sessionId, strategy, index - 1)}>‹ sample {index - 1}</a> : null}{' '}
+          <a href={sampleHref(sessionId, strategy, index + 1)}>sample {index + 1} ›</a>
+        </span>
+      </div>
+      {state.error ? <ErrorBanner error={state.error} /> : null}
+      {state.data === null ? state.loading ? <Loading what="the sample's tokens" /> : null : <SampleView sample={state.data} />}
+    </section>
+  );
+}
+
+function SampleView({ sample }: { sample: SampleTokens }) {
+  const [mode, setMode] = useState<ColourMode>('mask');
+  const [thresholdText, setThresholdText] = useState(String(DEFAULT_THRESHOLD));
+  const [cursor, setCursor] = useState<number | null>(null);
+  const [hover, setHover] = useState<number | null>(null);
+  const [jump, setJump] = useState<{ position: number; nonce: number } | null>(null);
+  const [jumpStatus, setJumpStatus] = useState('');
+  const total = sample.tokenIds.length;
+  const threshold = Number.isFinite(Number(thresholdText)) && thresholdText.trim() !== '' ? Number(thresholdText) : DEFAULT_THRESHOLD;
+
+  const lowPositions = useMemo(() => lowLogprobPositions(sample.logprobs, threshold), [sample, threshold]);
+  const marks = useMemo<TokenMarks>(() => {
+    const breaksAt = new Map<number, string>();
+    for (const item of sample.summary.breaks) if (total > 0) breaksAt.set(Math.min(Math.max(0, item.position), total - 1), item.kind);
+    const callStarts = new Map(sample.calls.map((call) => [call.start, { seq: call.seq, callId: call.callId }]));
+    return { breaksAt, callStarts, palette: policyPalette(bandVersions(sample.policyBands)) };
+  }, [sample, total]);
+  const breakPositions = useMemo(() => [...marks.breaksAt.keys()].sort((a, b) => a - b), [marks]);
+
+  const goTo = (position: number): void => {
+    setCursor(position);
+    setJump((previous) => ({ position, nonce: (previous?.nonce ?? 0) + 1 }));
+  };
+  const step = (positions: readonly number[], direction: 1 | -1, what: string): void => {
+    const next = nextPosition(positions, cursor, direction);
+    if (next === null) setJumpStatus(positions.length === 0 ? `no ${what}` : `no ${what} ${direction === 1 ? 'after' : 'before'} this token`);
+    else {
+      setJumpStatus(`${what} ${positions.indexOf(next) + 1} of ${positions.length}`);
+      goTo(next);
+    }
+  };
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      const target = event.target as HTMLElement | null;
+      if (target && (target.tagName === 'INPUT' || target.tagName === 'SELECT' || target.tagName === 'TEXTAREA')) return;
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === 'n') step(lowPositions, 1, 'low-logprob token');
+      else if (event.key === 'N') step(lowPositions, -1, 'low-logprob token');
+      else if (event.key === 'b') step(breakPositions, 1, 'break');
+      else if (event.key === 'B') step(breakPositions, -1, 'break');
+      else if ((event.key === 'ArrowRight' || event.key === 'ArrowLeft') && cursor !== null) {
+        const next = Math.min(total - 1, Math.max(0, cursor + (event.key === 'ArrowRight' ? 1 : -1)));
+        if (next !== cursor) goTo(next);
+      } else return;
+      event.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+
+  const { summary } = sample;
+  return (
+    <>
+      <dl class="tt-facts" data-testid="sample-facts">
+        <dt>tokens</dt>
+        <dd data-testid="token-count">{total}</dd>
+        <dt>trained</dt>
+        <dd>{formatCount(summary.trainedTokens)}</dd>
+        <dt>prompt</dt>
+        <dd>{formatCount(summary.promptLength)}</dd>
+        <dt>calls</dt>
+        <dd>{sample.calls.length}</dd>
+        <dt>status</dt>
+        <dd>{summary.status}</dd>
+        <dt>reward</dt>
+        <dd>{formatScore(summary.reward)}</dd>
+        <dt>verifier</dt>
+        <dd data-testid="verdict" data-ok={String(summary.verdict.ok)}>
+          {summary.verdict.ok ? 'ok ✓' : summary.verdict.errors.join('; ')}
+        </dd>
+        {sample.texts === null ? (
+          <>
+            <dt>text</dt>
+            <dd class="tt-muted">no tokenizer: tokens show as ⟨id⟩</dd>
+          </>
+        ) : null}
+      </dl>
+      <div class="tt-toolbar" data-testid="token-toolbar">
+        <span class="tt-segmented" role="group" aria-label="colour by">
+          <button type="button" aria-pressed={mode === 'mask'} data-testid="mode-mask" onClick={() => setMode('mask')}>
+            loss mask
+          </button>
+          <button type="button" aria-pressed={mode === 'logprob'} data-testid="mode-logprob" onClick={() => setMode('logprob')}>
+            logprob heat
+          </button>
+        </span>
+        <label>
+          logprob &lt;{' '}
+          <input
+            type="number"
+            step="0.5"
+            value={thresholdText}
+            data-testid="logprob-threshold"
+            onInput={(event) => setThresholdText(event.currentTarget.value)}
+          />
+        </label>
+        <button type="button" data-testid="prev-low" onClick={() => step(lowPositions, -1, 'low-logprob token')} title="N">
+          ‹ low
+        </button>
+        <button type="button" data-testid="next-low" onClick={() => step(lowPositions, 1, 'low-logprob token')} title="n">
+          low ›
+        </button>
+        <span class="tt-muted">{formatCount(lowPositions.length)} below</span>
+        <button
+          type="button"
+          data-testid="prev-break"
+          onClick={() => step(breakPositions, -1, 'break')}
+          disabled={breakPositions.length === 0}
+          title="B"
+        >
+          ‹ break
+        </button>
+        <button
+          type="button"
+          data-testid="next-break"
+          onClick={() => step(breakPositions, 1, 'break')}
+          disabled={breakPositions.length === 0}
+          title="b"
+        >
+          break ›
+        </button>
+        <span class="tt-jump-status" data-testid="jump-status" aria-live="polite">
+          {jumpStatus}
+        </span>
+      </div>
+      <TokenLegend mode={mode} palette={marks.palette} />
+      <TokenInspector sample={sample} position={hover ?? cursor} />
+      {total === 0 ? (
+        <p class="tt-empty">This sample has no tokens.</p>
+      ) : (
+        <TokenScroller sample={sample} marks={marks} mode={mode} highlighted={cursor} jump={jump} onHover={setHover} onFocusToken={setCursor} />
+      )}
+      <BreakPanel breaks={summary.breaks} onGoTo={goTo} />
+    </>
+  );
+}
