@@ -33,7 +33,7 @@ export function classifyCall(call: CallRow, options: { canRetokenize: boolean })
   // a flag means the recorded ids may not be what the backend conditioned on or sampled: never train on them
   // (a note such as token_faithful_fallback casts no doubt on them)
   const untrusted = untrustedFlags(call.flags);
-  if (untrusted.length > 0) return { kind: 'skip', reason: `flagged ${untrusted.join(', ')}: its ids are not trusted` };
+  if (untrusted.length > 0) return { kind: 'skip', reason: `flagged ${untrusted.join(', ')}: ${whyUntrusted(untrusted)}` };
   if (call.promptTokenIds === null) return missingIds(call, 'no prompt ids recorded');
   const completion = call.completionTokenIds;
   if (completion === null || completion.length === 0) return missingIds(call, 'no completion ids recorded');
@@ -58,4 +58,13 @@ function missingIds(call: CallRow, reason: string): CallRole {
  */
 export function isCutCompletion(call: CallRow): boolean {
   return call.status !== 'ok' || call.finishReason === 'length';
+}
+
+/** What the flags say: a weight version mismatch casts doubt on the tokens' policy, not on the ids themselves. */
+function whyUntrusted(flags: readonly string[]): string {
+  const reasons: string[] = [];
+  if (flags.some((flag) => flag !== 'weight_version_mismatch')) reasons.push('its ids are not trusted');
+  if (flags.includes('weight_version_mismatch'))
+    reasons.push('the replica was not serving its policy version, so its tokens would be trained as the wrong policy');
+  return reasons.join('; ');
 }

@@ -28,4 +28,15 @@ describe('token_faithful_fallback is a note, not a doubt: reconstruction trusts 
     expect(report.samples).toEqual([]);
     expect(report.skipped.map((skip) => skip.reason)).toEqual(['flagged prompt_ids_mismatch_usage: its ids are not trusted']);
   });
+
+  it('names the policy, not the ids, as the doubt of a weight version mismatch', () => {
+    recordRawCall(store, 's', { prompt: [1, 2, 3], completion: [4, 5], flags: ['weight_version_mismatch'] });
+    recordRawCall(store, 't', { prompt: [1, 2, 3], completion: [4, 5], flags: ['weight_version_mismatch', 'invalid_token_ids'] });
+    expect(reconstructSessionReport(store, 's', { strategy: 'merge' }).skipped.map((skip) => skip.reason)).toEqual([
+      'flagged weight_version_mismatch: the replica was not serving its policy version, so its tokens would be trained as the wrong policy',
+    ]);
+    expect(reconstructSessionReport(store, 't', { strategy: 'merge' }).skipped.map((skip) => skip.reason)).toEqual([
+      'flagged weight_version_mismatch, invalid_token_ids: its ids are not trusted; the replica was not serving its policy version, so its tokens would be trained as the wrong policy',
+    ]);
+  });
 });
