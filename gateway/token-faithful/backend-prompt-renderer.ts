@@ -1,6 +1,7 @@
 import type { BackendClient } from '../backends/vllm.js';
 import { readBackendBody } from '../backends/read-backend-body.js';
 import { isRecord } from '../../core/json/is-record.js';
+import { isInt32TokenId } from '../../core/token-ids/is-int32-token-id.js';
 import type { ModelFamily } from '../../model-format/families/model-family.js';
 import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
@@ -61,5 +62,9 @@ async function postTokenize(backend: BackendClient, body: Record<string, unknown
   if (response.statusCode >= 400 || !isRecord(json) || !Array.isArray(json.tokens)) {
     throw new Error(`the backend's /tokenize answered ${response.statusCode}: ${text.slice(0, 300)}`);
   }
-  return json.tokens.map(Number);
+  // these ids go to the backend as the prompt and into the store as what the model saw: a string or a fraction
+  // must not become some other id through Number()
+  const bad = json.tokens.findIndex((id) => !isInt32TokenId(id));
+  if (bad !== -1) throw new Error(`the backend's /tokenize answered ${JSON.stringify(json.tokens[bad])} at index ${bad}, not a token id`);
+  return json.tokens as number[];
 }
