@@ -1,3 +1,5 @@
+import { TokentapError } from '../core/errors/tokentap-error.js';
+
 /**
  * What a failed store write means for the recorder, for both engines, read from the error's `code` alone (it crosses
  * the recording thread's boundary as a string): SQLite result codes (https://www.sqlite.org/rescode.html), PostgreSQL
@@ -43,6 +45,26 @@ export function mayHaveEndedTransaction(error: unknown): boolean {
  */
 export function isWriteConflict(error: unknown): boolean {
   return /^(40001|40P01)$/.test(codeOf(error) ?? '');
+}
+
+/**
+ * A passing store failure (isPassingStoreFailure, on the error or a cause of it) as the 503 TT_STORE_UNAVAILABLE an
+ * HTTP client can retry; null for any other error. For the routes that read or write the store outside a recorded
+ * call (the rollout API, the viewer): a PostgreSQL restart is not an internal error.
+ *
+ * @example throw storeUnavailable(error) ?? error
+ */
+export function storeUnavailable(error: unknown): TokentapError | null {
+  for (let cause = error, depth = 0; cause !== null && cause !== undefined && depth < 8; depth++) {
+    if (isPassingStoreFailure(cause)) {
+      return new TokentapError('TT_STORE_UNAVAILABLE', {
+        message: `The store cannot be reached now (${String(codeOf(cause))}); try again`,
+        cause: error,
+      });
+    }
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return null;
 }
 
 function codeOf(error: unknown): string | null {

@@ -53,6 +53,8 @@ export const ERROR_CODES = {
   TT_BACKEND_ERROR: { status: 502, type: 'api_error', message: 'Inference backend error', userMistake: false },
   /** the call could not be written to the store, and the gateway is configured to refuse unrecorded calls */
   TT_RECORDING_FAILED: { status: 503, type: 'api_error', message: 'The call could not be recorded', userMistake: false },
+  /** a read or write of the rollout API or the viewer met a store that is away for now (PostgreSQL restarting or unreachable, SQLite busy or its disk full) */
+  TT_STORE_UNAVAILABLE: { status: 503, type: 'api_error', message: 'The store cannot be reached now; try again', userMistake: false },
   /** no credential, an unknown session key, a wrong admin token, or no session key under --require-session-key */
   TT_UNAUTHORIZED: { status: 401, type: 'authentication_error', message: 'Missing or invalid credentials', userMistake: true },
   /** a valid credential that may not do this: a session key for another session, or on an admin-only route */

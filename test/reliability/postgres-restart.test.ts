@@ -23,6 +23,7 @@ import { postgresAvailable, postgresUnavailable } from '../helpers/test-postgres
 const MODEL = 'Qwen/Qwen3-8B';
 /** what the held calls say: only they wait at the door */
 const HOLD = 'HOLD-AT-THE-DOOR';
+const ADMIN_TOKEN = 'restart-admin-token';
 const LOAD_SESSIONS = ['pg-restart-0', 'pg-restart-1', 'pg-restart-2'];
 /** the codes a PostgreSQL that went away fails with (store-failure-kinds.ts) */
 const DATABASE_AWAY = /^(ECONNREFUSED|ECONNRESET|PG_CONNECTION_LOST|57P0[1-3]|08...)$/;
@@ -74,16 +75,21 @@ function statuses(session: string): string[] {
 }
 
 describe.skipIf(!postgresAvailable())(`PostgreSQL restarted under load${postgresAvailable() ? '' : ` (skipped: ${postgresUnavailable()})`}`, () => {
-  it('down: calls are refused with 503 TT_RECORDING_FAILED, /healthz and /metrics report it; back: recording resumes by itself, held ends are written, no acknowledged call is lost or half-written', async () => {
+  it('down: calls are refused with 503 TT_RECORDING_FAILED, the rollout API answers 503 TT_STORE_UNAVAILABLE, /healthz and /metrics report it; back: recording resumes by itself, held ends are written, no acknowledged call is lost or half-written', async () => {
     server = startOwnPostgresServer();
     const db = server.createDatabase('tokentap');
     sim = await createSimBackend({ fast: true, acceptAnyModel: true, seed: 17, tokensPerSecond: 150, maxModelLen: 10_000_000 });
     const simRecords = new Map<string, SimGenerationRecord>();
     sim.on('generation', (record) => simRecords.set(record.requestId, record));
     door = await startHeldDoor(await sim.listen(), { holds: (body) => body.includes(HOLD) });
-    const refusing = await startGatewayProcess({ backendUrl: door.url, db, port: await freePort() });
+    const refusing = await startGatewayProcess({ backendUrl: door.url, db, port: await freePort(), args: ['--admin-token', ADMIN_TOKEN] });
     gateways.push(refusing);
-    const serving = await startGatewayProcess({ backendUrl: door.url, db, port: await freePort(), args: ['--record-failure', 'serve'] });
+    const serving = await startGatewayProcess({
+      backendUrl: door.url,
+      db,
+      port: await freePort(),
+      args: ['--record-failure', 'serve', '--admin-token', ADMIN_TOKEN],
+    });
     gateways.push(serving);
     reader = openStore({ path: db, readonly: true });
 
@@ -118,6 +124,10 @@ describe.skipIf(!postgresAvailable())(`PostgreSQL restarted under load${postgres
         expect(refused.status).toBe(503);
         expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('TT_RECORDING_FAILED');
       }
+      // the rollout API's reads meet the same outage: a 503 to retry, not a 500
+      const rollout = await fetch(`${gateway.url}/tokentap/v1/sessions/${LOAD_SESSIONS[0]}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(rollout.status).toBe(503);
+      expect(((await rollout.json()) as { error: { code: string } }).error.code).toBe('TT_STORE_UNAVAILABLE');
       // the held call's end, and on the refusing gateway those of load calls the stop cut in the middle
       await waitUntil('the held end is reported waiting', async () => (await health(gateway)).recording.endsWaiting >= 1);
       const { status, recording } = await health(gateway);

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, type ErrorCodeEntry } from '../../core/errors/error-codes.js';
 import { isTokentapError, TokentapError } from '../../core/errors/tokentap-error.js';
+import { storeUnavailable } from '../../store/store-failure-kinds.js';
 import type { ViewerError } from '../viewer-api.js';
 
 /**
@@ -31,6 +32,8 @@ export function setViewerNotFoundHandler(scope: FastifyInstance): void {
 }
 
 function viewerErrorAnswer(error: unknown): { status: number; body: ViewerError } {
+  // a PostgreSQL restart while someone looks: retry, not an internal error
+  error = storeUnavailable(error) ?? error;
   if (isTokentapError(error)) {
     const entry: ErrorCodeEntry = ERROR_CODES[error.code];
     if (entry.status !== undefined) return { status: entry.status, body: { error: { code: error.code, message: error.message } } };
