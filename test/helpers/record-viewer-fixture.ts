@@ -6,7 +6,7 @@ import { makeTempDir } from './temp-dir.js';
 
 /**
  * What the viewer's browser tests look at, recorded through the gateway and the simulator (real Qwen3 tokenizer and
- * template), with fixed session ids and scripted replies so every run records the same tokens (and the screenshots
+ * template), every session ended `completed`, with fixed session ids and scripted replies so every run records the same tokens (and the screenshots
  * in docs/screenshots/ stay the same but for the times):
  * - `coding-agent`: a three-call tool session (read a file, run the tests, answer), streamed, reasoning sent back,
  *   so it merges into one sample;
@@ -100,8 +100,12 @@ export async function recordViewerFixture(options: { keepGateway?: boolean; gate
   const group = rewards.map((_, index) => `sum-rollout-${index + 1}`);
   try {
     await gateway.setPolicyVersion('v1');
-    await runCodingAgent(await gateway.createSession({ id: 'coding-agent', tags: ['coding'], task: { repo: 'example/sum' } }));
-    await runSumRollout(await gateway.createSession({ id: 'compacted-agent' }), { editHistory: true });
+    const coding = await gateway.createSession({ id: 'coding-agent', tags: ['coding'], task: { repo: 'example/sum' } });
+    await runCodingAgent(coding);
+    await coding.end('completed');
+    const compacted = await gateway.createSession({ id: 'compacted-agent' });
+    await runSumRollout(compacted, { editHistory: true });
+    await compacted.end('completed');
     await gateway.declareGroup('task-sum', { expectedSize: rewards.length });
     for (const [index, reward] of rewards.entries()) {
       const session = await gateway.createSession({ id: group[index]!, groupId: 'task-sum', task: { prompt: '17 + 25?' }, split: 'train' });
