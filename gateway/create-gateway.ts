@@ -41,6 +41,10 @@ import { publicBindWarnings } from './security/public-bind-warnings.js';
 import { requestTimeoutOptions } from './security/request-timeout-options.js';
 import { installGracefulDrain } from './graceful-drain.js';
 import { startGatewayInstance } from './gateway-instance.js';
+import { registerViewer } from '../ui/server/register-viewer.js';
+import type { ViewerTokenizer } from '../ui/server/viewer-options.js';
+import { authorizeViewer } from './admin/authorize-viewer.js';
+import type { GatewayEventName } from './rollouts/rollout-api.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /**
@@ -177,7 +181,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       store,
     });
   }
-  registerRoutes(app, context);
+  registerRoutes(app, context, store);
   // a --model-dir that cannot render is refused at start, not at every call (TT_MODEL_DIR_INVALID); app.inject() too
   app.addHook('onReady', async () => context.tokenFaithful?.ready());
   // before the server waits for open requests: calls held by a pause are answered now, not after a resume
@@ -237,14 +241,15 @@ function refuseUnrenderableFleet(config: GatewayConfig, specs: readonly BackendS
 
 /** Which protocol's shape a URL's errors take before routing: the rollout API's under /tokentap/, Anthropic's under /v1/messages, OpenAI's elsewhere. */
 const ERROR_SCOPES_BY_PATH: readonly PathErrorScope[] = [
-  { matches: (path) => path.startsWith('/tokentap/'), errors: adminErrorHandler },
+  // the viewer's API (serve --ui) answers in the rollout API's shape too
+  { matches: (path) => path.startsWith('/tokentap/') || path.startsWith('/ui/'), errors: adminErrorHandler },
   { matches: (path) => ANTHROPIC_MESSAGES_PATH.test(path), errors: anthropicErrorHandler },
 ];
 
 /** Pending connections the kernel may queue before accept (Node's default is 511). */
 const LISTEN_BACKLOG = 4096;
 
-function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
+function registerRoutes(app: FastifyInstance, context: GatewayContext, store: Store): void {
   // every front door speaks JSON: a text/plain body is a client mistake (415), not a string to validate
   app.removeContentTypeParser('text/plain');
   // invalid UTF-8, nesting past maxJsonDepth and prototype keys are refused before any route reads the body
@@ -271,4 +276,39 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext): void {
   }
   registerAnthropicFrontDoor(app, context);
   registerAdminApi(app, context);
+  if (context.config.ui) registerGatewayViewer(app, context, store);
+}
+
+/** The gateway's events that change what the viewer shows. */
+const VIEWER_EVENTS: readonly GatewayEventName[] = ['call-end', 'session-end', 'group-complete'];
+
+/**
+ * `serve --ui`: the trajectory viewer at /ui over this gateway's store (docs/viewer.md), live on the gateway's own
+ * events, its API behind authorizeViewer; token texts from `modelDir`'s tokenizer when there is one.
+ */
+function registerGatewayViewer(app: FastifyInstance, context: GatewayContext, store: Store): void {
+  registerViewer(app, {
+    store,
+    storeLocation: context.config.db,
+    live: true,
+    authorize: (request) => authorizeViewer(request, context),
+    changes: (listener) => {
+      const offs = VIEWER_EVENTS.map((name) => context.rollouts.events.on(name, () => listener()));
+      return () => {
+        for (const off of offs) off();
+      };
+    },
+    ...(context.config.modelDir === undefined ? {} : { tokenizer: loadViewerTokenizer(context.config.modelDir, app.log) }),
+  });
+}
+
+/** The model folder's tokenizer for the viewer's token texts; a folder without one only costs the texts. */
+async function loadViewerTokenizer(modelDir: string, log: FastifyBaseLogger): Promise<ViewerTokenizer | undefined> {
+  try {
+    const { loadHfTokenizer } = await import('../model-format/tokenizer/load-hf-tokenizer.js');
+    return await loadHfTokenizer(modelDir);
+  } catch (error) {
+    log.warn({ err: error, modelDir }, 'the viewer shows token ids without their text: the model folder has no usable tokenizer');
+    return undefined;
+  }
 }

@@ -1,5 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { VIEWER_API_PREFIX } from '../../ui/viewer-api.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { adminErrorHandler } from './admin-error-handler.js';
 import { authorizeCaller } from './authorize-admin.js';
@@ -36,8 +37,12 @@ export function registerAdminApi(app: FastifyInstance, context: GatewayContext):
         },
       },
     },
-    // only the rollout API: every route registered after this plugin passes here, and only ours are documented
-    transform: ({ schema, url }) => ({ schema: url.startsWith(ADMIN_PREFIX) ? schema : { ...schema, hide: true }, url }),
+    // only the rollout API and the viewer's (serve --ui): every route registered after this plugin passes here, and
+    // only those are documented
+    transform: ({ schema, url }) => ({
+      schema: url.startsWith(ADMIN_PREFIX) || url.startsWith(VIEWER_API_PREFIX) ? schema : { ...schema, hide: true },
+      url,
+    }),
   });
   void app.register(
     async (scope) => {

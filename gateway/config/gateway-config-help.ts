@@ -98,6 +98,10 @@ export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?
     value: '[true|false]',
     description: 'refuse model calls without a session key: no implicit path or default sessions (the flag alone: true)',
   },
+  ui: {
+    value: '[true|false]',
+    description: 'serve the trajectory viewer at /ui (read-only; its API takes the admin token, and needs one off loopback)',
+  },
   rateLimit: {
     value: 'RATE[,BURST]',
     description: 'requests per second per session key, admin token or client address (over it: 429 + Retry-After)',

@@ -120,6 +120,11 @@ const gatewaySettings = z.strictObject({
   adminToken: z.string().min(16, 'adminToken must be at least 16 characters').optional(),
   /** refuse model calls without a session key (no implicit path, header or default sessions) */
   requireSessionKey: booleanSetting().default(false),
+  /**
+   * serve the trajectory viewer at /ui (docs/viewer.md): read-only pages and API over this gateway's store, live;
+   * its API asks for the admin token whenever one is set, and is refused off loopback without one
+   */
+  ui: booleanSetting().default(false),
   /** requests per second per session key, admin token or client address: `{ requestsPerSecond, burst }` or "5,20"; off when absent */
   rateLimit: rateLimitSetting().optional(),
   /** ms without a call after which an open rollout session ends as `aborted` (0: never) */

@@ -1,6 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { VIEWER_API_PREFIX } from '../viewer-api.js';
+import { VIEWER_API_PREFIX, type ViewerSummary } from '../viewer-api.js';
 import { ChangeEvents } from './change-events.js';
 import { DEFAULT_PAGES_DIR, registerPages } from './serve-pages.js';
 import { SessionDriftCache } from './session-drift.js';
@@ -28,38 +28,40 @@ const VIEWER_OPENAPI_INFO = {
  * await app.ready();
  */
 export function registerViewer(app: FastifyInstance, options: ViewerOptions): void {
-  const { store, tokenizer } = options;
+  const { store } = options;
   const live = options.live === true;
-  const context = {
-    store,
-    tokenizer,
-    driftCache: new SessionDriftCache(store, tokenizer),
-    texts: tokenizer === undefined ? null : new TokenTexts(tokenizer),
-    readSummary: () => readViewerSummary(store, { storeLocation: options.storeLocation, tokenText: tokenizer !== undefined, live }),
-    authorize: options.authorize ?? (() => undefined),
-  };
-  const events = new ChangeEvents(context.readSummary, { changes: options.changes, pollMs: options.pollMs, log: app.log });
+  let events: ChangeEvents | null = null;
   // before the server stops: open event streams would hold its close forever
-  app.addHook('preClose', async () => events.close());
+  app.addHook('preClose', async () => events?.close());
   void app.register(async (viewer) => {
+    const tokenizer = await options.tokenizer;
+    const readSummary = (): ViewerSummary =>
+      readViewerSummary(store, { storeLocation: options.storeLocation, tokenText: tokenizer !== undefined, live });
+    events = new ChangeEvents(readSummary, { changes: options.changes, pollMs: options.pollMs, log: app.log });
+    const context = {
+      store,
+      tokenizer,
+      driftCache: new SessionDriftCache(store, tokenizer),
+      texts: tokenizer === undefined ? null : new TokenTexts(tokenizer),
+      readSummary,
+      authorize: options.authorize ?? (() => undefined),
+      events,
+    };
     setViewerErrorHandler(viewer);
     // zod validates in the handlers; route schemas only document
     viewer.setValidatorCompiler(() => () => true);
     viewer.setSerializerCompiler(() => (data) => JSON.stringify(data));
-    const ownDocument = !viewer.hasDecorator('swagger');
-    if (ownDocument) {
+    if (!viewer.hasDecorator('swagger')) {
       await viewer.register(fastifySwagger, {
         openapi: {
           openapi: '3.0.3',
           info: VIEWER_OPENAPI_INFO,
-          components: {
-            securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: "the gateway's admin token (serve --ui off loopback)" } },
-          },
+          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: "the gateway's admin token (serve --ui)" } } },
         },
         transform: ({ schema, url }) => ({ schema: url.startsWith(VIEWER_API_PREFIX) ? schema : { ...schema, hide: true }, url }),
       });
     }
-    void viewer.register(async (api) => registerViewerRoutes(api, { ...context, events }), { prefix: VIEWER_API_PREFIX });
+    void viewer.register(async (api) => registerViewerRoutes(api, context), { prefix: VIEWER_API_PREFIX });
     viewer.get(`${VIEWER_API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => viewerDocument(viewer.swagger() as OpenApiDocument));
     registerPages(viewer, { pagesDir: options.pagesDir ?? DEFAULT_PAGES_DIR, redirectRoot: options.redirectRoot === true });
   });

@@ -23,8 +23,8 @@ export interface ViewerOptions {
   store: Store;
   /** the database file path or postgres:// URL, shown in the header (a URL's password is never shown) */
   storeLocation: string;
-  /** decodes token ids to text; without it the pages show ids only */
-  tokenizer?: ViewerTokenizer;
+  /** decodes token ids to text; without it the pages show ids only. A promise is awaited while the app gets ready */
+  tokenizer?: ViewerTokenizer | Promise<ViewerTokenizer | undefined>;
   /**
    * Checks each API request before it is answered (the static pages are never checked: they hold no data): throw a
    * TokentapError (TT_UNAUTHORIZED, TT_FORBIDDEN) to refuse it.
