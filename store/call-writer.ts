@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { dialectOf, type SqlDatabase } from './sql/sql-database.js';
+import { dialectOf, queuedRun, type SqlDatabase } from './sql/sql-database.js';
 import { mergePatch } from './merge-patch.js';
 import type { BodyStore } from './body-store.js';
 import { toNullableJson } from './call-record.js';
@@ -44,9 +44,11 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
   // insert, a statement after the lock, reads the seq the one before it committed. SQLite's IMMEDIATE transaction
   // holds the whole database instead.
   const claimSession = postgres
-    ? database.prepare<[string, number, number]>(
-        `INSERT INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, '{}')
-         ON CONFLICT (id) DO UPDATE SET activity_at = greatest(sessions.activity_at, EXCLUDED.activity_at)`,
+    ? queuedRun(
+        database.prepare<[string, number, number]>(
+          `INSERT INTO sessions (id, created_at, activity_at, metadata) VALUES (?, ?, ?, '{}')
+           ON CONFLICT (id) DO UPDATE SET activity_at = greatest(sessions.activity_at, EXCLUDED.activity_at)`,
+        ),
       )
     : null;
   const insertCallWithSeq = postgres
@@ -59,14 +61,18 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
          RETURNING seq`,
       )
     : null;
-  const insertBodies = database.prepare<[string, Buffer, Buffer, Buffer | null]>(
-    `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
+  // the writes below are queued on PostgreSQL (sent with the next statement waited for, or the COMMIT): no caller reads their result
+  const insertBodies = queuedRun(
+    database.prepare<[string, Buffer, Buffer, Buffer | null]>(
+      `INSERT INTO call_bodies (call_id, request_body, backend_request_body, chat_request_body) VALUES (?, ?, ?, ?)`,
+    ),
   );
   const selectState = database.prepare<[string], { session_id: string; status: CallStatus; metadata: string }>(
     `SELECT session_id, status, metadata FROM calls WHERE id = ?`,
   );
-  const updateCall = database.prepare(
-    `UPDATE calls SET status = @status, token_source = @tokenSource, finish_reason = @finishReason,
+  const updateCall = queuedRun(
+    database.prepare<[Record<string, unknown>]>(
+      `UPDATE calls SET status = @status, token_source = @tokenSource, finish_reason = @finishReason,
             stop_reason = ${postgres ? '@stopReason::jsonb' : '@stopReason'}, usage = @usage, error = @error, http_status = @httpStatus, flags = @flags,
             ended_at = @endedAt, time_to_first_token_ms = @timeToFirstTokenMs, total_ms = @totalMs,
             prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
@@ -75,9 +81,10 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
             backend_id = coalesce(@backendId, backend_id), weight_version = @weightVersion,
             metadata = @metadata
       WHERE id = @id AND status = 'in_progress'`,
+    ),
   );
-  const updateBodies = database.prepare<[Buffer | null, Buffer | null, string]>(
-    `UPDATE call_bodies SET response_body = ?, response_stream = ? WHERE call_id = ?`,
+  const updateBodies = queuedRun(
+    database.prepare<[Buffer | null, Buffer | null, string]>(`UPDATE call_bodies SET response_body = ?, response_stream = ? WHERE call_id = ?`),
   );
 
   // in place: on a full disk this needs no new page where a finish with its bodies and ids does
@@ -105,7 +112,7 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
     };
     let seq: number;
     if (claimSession !== null && insertCallWithSeq !== null) {
-      claimSession.run(input.sessionId, input.startedAt, input.startedAt);
+      claimSession(input.sessionId, input.startedAt, input.startedAt);
       seq = (insertCallWithSeq.get(columns) as { seq: number }).seq;
     } else {
       sessions.ensure(input.sessionId, {}, input.startedAt);
@@ -115,7 +122,7 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
     }
     const chat = input.chatRequestBody === undefined || input.chatRequestBody === null ? [] : [input.chatRequestBody];
     const [requestBody, backendRequestBody, chatRequestBody] = bodies.write([input.requestBody, input.backendRequestBody, ...chat]);
-    insertBodies.run(callId, requestBody as Buffer, backendRequestBody as Buffer, chatRequestBody ?? null);
+    insertBodies(callId, requestBody as Buffer, backendRequestBody as Buffer, chatRequestBody ?? null);
     return seq;
   });
 
@@ -128,7 +135,7 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
     const link = prompt === null ? null : delta.encode(state.session_id, prompt);
     const { metadataPatch } = columns;
     const stopReason = columns.call.stopReason ?? null;
-    updateCall.run({
+    updateCall({
       ...columns.call,
       // PostgreSQL keeps it as jsonb (a stop string or a token id, which SQLite's ANY column tells apart itself)
       stopReason: postgres && stopReason !== null ? JSON.stringify(stopReason) : stopReason,
@@ -138,7 +145,7 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
       promptPrefixLength: link?.prefixLength ?? null,
       promptTail: link === null ? null : packInt32(link.tail),
     });
-    updateBodies.run(columns.responseBody, columns.responseStream, callId);
+    updateBodies(columns.responseBody, columns.responseStream, callId);
   });
 
   return {

@@ -1,12 +1,14 @@
 /**
  * Messages between a PostgreSQL connection (pg-database.ts, on the thread that uses the store) and the worker thread
  * that holds its `pg` client (pg-host-worker.ts). The asking thread blocks on `signal` (Atomics.wait) until the worker
- * has posted its answer on `port` and set the signal, then reads the answer with receiveMessageOnPort.
+ * has posted its answer on `port` and set the signal, then reads the answer with receiveMessageOnPort. One request
+ * carries several statements (the writes and transaction statements queued before the one waited for), which the
+ * worker sends back to back on its client (pipelined) and answers together.
  */
 import type { MessagePort } from 'node:worker_threads';
 
 /** Bumped whenever a message changes shape: a dist/ worker left from an older build is refused, not misread. */
-export const PG_BRIDGE_PROTOCOL = 3;
+export const PG_BRIDGE_PROTOCOL = 4;
 
 export interface PgHostData {
   protocol: number;
@@ -21,12 +23,17 @@ export interface PgHostData {
   readonly: boolean;
 }
 
-export type ToPgHost =
-  /** `prelude`: statements without parameters run first (deferred BEGIN / SAVEPOINT / RELEASE); null for none */
-  | { kind: 'query'; name: string | null; text: string; values: unknown[]; rowMode: 'array' | null; prelude?: string | null }
+export type PgStep =
+  | { kind: 'query'; name: string | null; text: string; values: unknown[]; rowMode: 'array' | null }
   /** statements without parameters, as one simple query (migrations, BEGIN/COMMIT) */
-  | { kind: 'exec'; text: string }
-  | { kind: 'close' };
+  | { kind: 'exec'; text: string };
+
+/**
+ * `steps` run in order on one connection, each answered (a failed one does not stop those after it from being sent).
+ * `continues`: they belong to a transaction an earlier request began, so they may run only on the connection that
+ * began it; if that one was lost, they fail as lost instead of running outside any transaction on a new one.
+ */
+export type ToPgHost = { kind: 'steps'; steps: PgStep[]; continues: boolean } | { kind: 'close' };
 
 export interface PgWireError {
   message: string;
@@ -36,5 +43,10 @@ export interface PgWireError {
   connectionLost: boolean;
 }
 
-/** Each request carries a number its answer echoes (`id`), so an answer can never be taken for another's. */
-export type FromPgHost = ({ ok: true; rows: unknown[]; rowCount: number } | { ok: false; error: PgWireError }) & { id?: number };
+export type PgOutcome = { ok: true; rows: unknown[]; rowCount: number } | { ok: false; error: PgWireError };
+
+/** One outcome per step, in order. Each request carries a number its answer echoes (`id`), so an answer can never be taken for another's. */
+export interface FromPgHost {
+  outcomes: PgOutcome[];
+  id?: number;
+}

@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
-import type { SqlDatabase, SqlRunResult, SqlStatement, SqlTransaction } from '../sql/sql-database.js';
-import { PG_BRIDGE_PROTOCOL, type FromPgHost, type PgHostData, type ToPgHost } from './pg-bridge-protocol.js';
-import { translatePlaceholders, type TranslatedStatement } from './translate-placeholders.js';
+import type { SqlDatabase, SqlStatement, SqlTransaction } from '../sql/sql-database.js';
+import { PG_BRIDGE_PROTOCOL, type FromPgHost, type PgHostData, type PgOutcome, type PgStep, type ToPgHost } from './pg-bridge-protocol.js';
+import { PgStatement } from './pg-statement.js';
+import { translatePlaceholders } from './translate-placeholders.js';
 
 /** A query the database has not answered in this long fails (the client's own timeout; the wait allows a bit more). */
 export const DEFAULT_PG_QUERY_TIMEOUT_MS = 30_000;
@@ -40,6 +41,14 @@ export class PgError extends Error {
  * there and this thread waits for its answer (Atomics.wait), as it waits for SQLite's file. Statements are named
  * prepared statements; transactions nest as savepoints like better-sqlite3's.
  *
+ * A wait costs about a millisecond of wall time on a busy machine (the worker, then the server), so what needs no
+ * answer does not wait: BEGIN, SAVEPOINT, RELEASE and the writes whose result nobody reads (`queue` on a statement,
+ * inside a transaction; sql-database.ts `queuedRun`) wait on the connection and travel with the next statement that
+ * needs an answer, or the COMMIT, all sent back to back. A queued statement that failed fails the scope it belongs to
+ * (the savepoint it ran in, or the one it was released into): the statement whose answer brought the failure throws
+ * it, as does every later one inside that scope, and the scope itself throws it when it ends, rolled back; a
+ * transaction whose queued write failed never commits. Nothing is committed before COMMIT's own answer.
+ *
  * @example
  * const database = new PgDatabase({ connectionString: 'postgres://tt@127.0.0.1:5432/tokentap' });
  * database.prepare<[string], { n: number }>('SELECT count(*) AS n FROM calls WHERE session_id = ?').get('s-1');
@@ -53,16 +62,18 @@ export class PgDatabase implements SqlDatabase {
   #statements = 0;
   /** the number of the request in flight, echoed by its answer */
   #sequence = 0;
+  /** open transaction scopes: 1 inside a transaction, 2 inside its first savepoint, ... */
   #depth = 0;
   /** the connection failed inside the open transaction: nothing more may run in it (it is gone) until it ends */
   #transactionLost = false;
-  /**
-   * BEGIN, SAVEPOINT and RELEASE not sent yet: they travel with the next statement that is (one round trip to the
-   * worker and one to the server instead of one each). They fail only with the connection or inside a transaction
-   * already failed, and either way the next statement's caller gets that error, as it would its own.
-   */
-  #deferred: string[] = [];
+  /** statements not sent yet, each with the scope whose failure it is (see `#fail`) */
+  #queue: Array<{ step: PgStep; scope: number }> = [];
+  /** a failed statement's error and the scope it fails: every statement inside that scope throws it until it is rolled back */
+  #failure: { error: PgError; scope: number } | null = null;
+  /** the open transaction's BEGIN has been sent: what follows may run only on the connection that got it */
+  #begun = false;
   #closed = false;
+  readonly #sent = { statements: 0, roundTrips: 0 };
 
   constructor(options: PgDatabaseOptions) {
     const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_PG_QUERY_TIMEOUT_MS;
@@ -90,6 +101,11 @@ export class PgDatabase implements SqlDatabase {
     return this.#depth > 0;
   }
 
+  /** Statements sent to the server, and round trips to the worker (each waited for), since the connection opened. */
+  get sent(): { statements: number; roundTrips: number } {
+    return { ...this.#sent };
+  }
+
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   prepare<BindParameters extends unknown[] | {} = unknown[], Result = unknown>(
     source: string,
@@ -110,19 +126,28 @@ export class PgDatabase implements SqlDatabase {
     return Object.assign(run, { immediate: run, deferred: run }) as SqlTransaction<F>;
   }
 
-  /** Sends one request and waits for its answer; a database error is thrown as a PgError. */
-  request(message: Exclude<ToPgHost, { kind: 'close' }>): { rows: unknown[]; rowCount: number } {
-    if (this.#closed) throw new TokentapError('STORE_OPEN_FAILED', { message: 'the PostgreSQL connection is closed' });
-    // a statement after the loss would run on a new connection, outside the transaction its caller thinks it is in
-    if (this.#transactionLost) throw new PgError('the PostgreSQL connection was lost in this transaction', 'PG_CONNECTION_LOST', true);
-    const answer = this.#roundTrip(this.#withDeferred(message));
-    if (!answer.ok) {
-      const { message, code, connectionLost } = answer.error;
-      if (connectionLost && this.#depth > 0) this.#transactionLost = true;
-      // a connection that died without a code still needs one: the recorder tells passing failures by code alone
-      throw new PgError(message, code ?? (connectionLost ? 'PG_CONNECTION_LOST' : null), connectionLost);
+  /** Sends one statement (after those queued) and waits for its answer; a database error is thrown as a PgError. */
+  request(step: PgStep): { rows: unknown[]; rowCount: number } {
+    this.#assertUsable();
+    const queued = this.#queue;
+    this.#queue = [];
+    const outcomes = this.#send([...queued.map((entry) => entry.step), step]);
+    const failed = outcomes.findIndex((outcome) => !outcome.ok);
+    if (failed >= 0) throw this.#fail(outcomes[failed] as PgOutcome & { ok: false }, queued[failed]?.scope ?? this.#depth);
+    return outcomes[outcomes.length - 1] as PgOutcome & { ok: true };
+  }
+
+  /**
+   * Queues a statement whose answer nobody reads: inside a transaction it is sent with the next one that is waited
+   * for; outside, at once (there is no later commit to carry it, nor to fail).
+   */
+  enqueue(step: PgStep): void {
+    if (this.#depth === 0) {
+      this.request(step);
+      return;
     }
-    return answer;
+    this.#assertUsable();
+    this.#queue.push({ step, scope: this.#depth });
   }
 
   close(): this {
@@ -136,8 +161,40 @@ export class PgDatabase implements SqlDatabase {
     return this;
   }
 
+  #assertUsable(): void {
+    if (this.#closed) throw new TokentapError('STORE_OPEN_FAILED', { message: 'the PostgreSQL connection is closed' });
+    // a statement after the loss would run on a new connection, outside the transaction its caller thinks it is in
+    if (this.#transactionLost) throw new PgError('the PostgreSQL connection was lost in this transaction', 'PG_CONNECTION_LOST', true);
+    if (this.#failure !== null) throw this.#failure.error;
+  }
+
+  #send(steps: PgStep[]): PgOutcome[] {
+    this.#sent.statements += steps.length;
+    const continues = this.#begun;
+    if (this.#depth > 0) this.#begun = true;
+    const { outcomes } = this.#roundTrip({ kind: 'steps', steps, continues });
+    if (outcomes.length !== steps.length) this.#stuck(`answered ${outcomes.length} statements of ${steps.length}`);
+    return outcomes;
+  }
+
+  /**
+   * The error of a failed statement, which fails `scope`: a lost connection takes the whole transaction with it; any
+   * other failure leaves the server's transaction aborted until that scope's savepoint (or the transaction) is rolled
+   * back, so every statement inside it throws the same error until then.
+   */
+  #fail(outcome: PgOutcome & { ok: false }, scope: number): PgError {
+    const { message, code, connectionLost } = outcome.error;
+    // a connection that died without a code still needs one: the recorder tells passing failures by code alone
+    const error = new PgError(message, code ?? (connectionLost ? 'PG_CONNECTION_LOST' : null), connectionLost);
+    if (this.#depth === 0) return error;
+    if (connectionLost) this.#transactionLost = true;
+    else if (this.#failure === null || scope < this.#failure.scope) this.#failure = { error, scope: Math.max(1, scope) };
+    return error;
+  }
+
   #roundTrip(message: ToPgHost): FromPgHost {
     const id = ++this.#sequence;
+    this.#sent.roundTrips += 1;
     const deadline = performance.now() + this.#waitMs;
     Atomics.store(this.#signal, 0, 0);
     this.#worker.postMessage({ ...message, id } satisfies ToPgHost & { id: number });
@@ -165,135 +222,71 @@ export class PgDatabase implements SqlDatabase {
   }
 
   #inTransaction<T>(work: () => T): T {
-    const depth = this.#depth;
-    this.#deferred.push(depth === 0 ? 'BEGIN' : `SAVEPOINT tt_${depth}`);
-    this.#depth = depth + 1;
+    const outer = this.#depth;
+    const scope = outer + 1;
+    // a failed BEGIN leaves no transaction, a failed SAVEPOINT no savepoint: the scope around them fails. Inside a
+    // failed scope nothing is sent until it is rolled back (which undoes this one too): its first statement throws
+    if (this.#failure === null)
+      this.#queue.push({ step: { kind: 'exec', text: outer === 0 ? 'BEGIN' : `SAVEPOINT tt_${outer}` }, scope: Math.max(1, outer) });
+    this.#depth = scope;
     try {
       const result = work();
+      // a statement of this scope failed (its caller may have caught that): the scope fails
+      if (this.#failure !== null) throw this.#failure.error;
       // a COMMIT is always sent and waited for: a transaction is committed only once the server says so
-      if (depth === 0) this.request({ kind: 'exec', text: 'COMMIT' });
-      else this.#deferred.push(`RELEASE SAVEPOINT tt_${depth}`);
-      this.#depth = depth;
+      if (outer === 0) this.request({ kind: 'exec', text: 'COMMIT' });
+      else this.#release(outer);
+      this.#depth = outer;
       return result;
     } catch (error) {
-      this.#depth = depth;
-      this.#rollback(depth);
+      this.#depth = outer;
+      this.#abandon(scope);
       throw error;
     } finally {
-      if (depth === 0) {
+      if (outer === 0) {
         this.#transactionLost = false;
-        this.#deferred = [];
+        this.#begun = false;
+        this.#failure = null;
+        this.#queue = [];
       }
     }
   }
 
-  /** The message with the deferred statements before it: joined into an exec's text, or a query's prelude. */
-  #withDeferred(message: Exclude<ToPgHost, { kind: 'close' }>): Exclude<ToPgHost, { kind: 'close' }> {
-    if (this.#deferred.length === 0) return message;
-    const prelude = this.#deferred.join('; ');
-    this.#deferred = [];
-    return message.kind === 'exec' ? { kind: 'exec', text: `${prelude}; ${message.text}` } : { ...message, prelude };
+  /** Ends the savepoint of the scope inside `outer`: what it queued fails `outer` from now on, as its own statements would. */
+  #release(outer: number): void {
+    this.#queue.push({ step: { kind: 'exec', text: `RELEASE SAVEPOINT tt_${outer}` }, scope: outer });
+    for (const entry of this.#queue) entry.scope = Math.min(entry.scope, outer);
   }
 
-  /** Undoes a failed (sub)transaction; on a lost connection there is nothing left to undo. */
-  #rollback(depth: number): void {
-    if (this.#transactionLost) return;
-    try {
-      this.request({ kind: 'exec', text: depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT tt_${depth}; RELEASE SAVEPOINT tt_${depth}` });
-    } catch (error) {
-      if (!(error instanceof PgError && error.connectionLost)) throw error;
+  /**
+   * Rolls a failed scope back. Inside a scope that failed already (an outer one), nothing: this one's savepoint may
+   * never have been made, and rolling the failed one back undoes this one too.
+   */
+  #abandon(scope: number): void {
+    if (this.#failure !== null && this.#failure.scope < scope) return;
+    this.#failure = null;
+    // on a lost connection there is nothing left to undo (a stuck worker closed it)
+    if (this.#transactionLost || this.#closed) return;
+    const queued = this.#queue;
+    this.#queue = [];
+    const savepoint = `tt_${scope - 1}`;
+    const rollback: PgStep = { kind: 'exec', text: scope === 1 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}` };
+    // the statements queued go first: this scope's are undone with it; an outer scope's that failed fail that scope
+    const outcomes = this.#send([...queued.map((entry) => entry.step), rollback]);
+    const outerFailed = queued.findIndex((entry, index) => entry.scope < scope && !outcomes[index]?.ok);
+    if (outerFailed >= 0) {
+      this.#fail(outcomes[outerFailed] as PgOutcome & { ok: false }, queued[outerFailed]?.scope as number);
+      return;
     }
-  }
-}
-
-class PgStatement {
-  readonly #database: PgDatabase;
-  readonly #name: string;
-  readonly #statement: TranslatedStatement;
-  #raw = false;
-  #pluck = false;
-
-  constructor(database: PgDatabase, name: string, statement: TranslatedStatement) {
-    this.#database = database;
-    this.#name = name;
-    this.#statement = statement;
-  }
-
-  raw(toggle = true): this {
-    this.#raw = toggle;
-    return this;
-  }
-
-  pluck(toggle = true): this {
-    this.#pluck = toggle;
-    return this;
-  }
-
-  get(...params: unknown[]): unknown {
-    return this.all(...params)[0];
-  }
-
-  all(...params: unknown[]): unknown[] {
-    const { rows } = this.#query(params);
-    return rows.map((row) => (this.#pluck ? (row as unknown[])[0] : row));
-  }
-
-  run(...params: unknown[]): SqlRunResult {
-    const { rowCount } = this.#query(params);
-    return { changes: rowCount, lastInsertRowid: 0 };
-  }
-
-  #query(params: unknown[]): { rows: unknown[]; rowCount: number } {
-    const answer = this.#database.request({
-      kind: 'query',
-      name: this.#name,
-      text: this.#statement.text,
-      values: assertTextStorable(this.#values(params)),
-      rowMode: this.#raw || this.#pluck ? 'array' : null,
-    });
-    return { rows: answer.rows.map(toBuffers), rowCount: answer.rowCount };
-  }
-
-  #values(params: unknown[]): unknown[] {
-    const { names, positional } = this.#statement;
-    if (names === null) {
-      if (params.length !== positional) throw new RangeError(`the statement takes ${positional} parameters, ${params.length} given`);
-      return params;
+    const last = outcomes[outcomes.length - 1] as PgOutcome;
+    if (last.ok) return;
+    const error = new PgError(last.error.message, last.error.code, last.error.connectionLost);
+    if (last.error.connectionLost) {
+      if (this.#depth > 0) this.#transactionLost = true;
+      return;
     }
-    const named = (params[0] ?? {}) as Record<string, unknown>;
-    return names.map((name) => {
-      if (!(name in named)) throw new RangeError(`missing named parameter "${name}"`);
-      return named[name];
-    });
+    throw error;
   }
-}
-
-/**
- * PostgreSQL's text cannot hold U+0000, and the server answers one with an encoding error (22021) that says neither
- * which value nor why. The store's texts and ids never hold one (well-formed-text.ts, storable-id.ts), so one here is a
- * caller's key (a lookup by such an id): refused as bad input, never sent. SQLite would find nothing for it.
- */
-function assertTextStorable(values: unknown[]): unknown[] {
-  for (const value of values) {
-    if (typeof value === 'string' && value.includes('\u0000')) {
-      throw new TokentapError('STORE_INVALID_INPUT', {
-        message: `PostgreSQL's text cannot hold U+0000 (NUL): ${JSON.stringify(value.slice(0, 140))}`,
-      });
-    }
-  }
-  return values;
-}
-
-/** bytea values cross threads as Uint8Arrays: hand them on as Buffers, as better-sqlite3 does. */
-function toBuffers(row: unknown): unknown {
-  const values = Array.isArray(row) ? row : Object.values(row as object);
-  if (!values.some((value) => value instanceof Uint8Array)) return row;
-  if (Array.isArray(row)) return row.map(toBuffer);
-  return Object.fromEntries(Object.entries(row as object).map(([key, value]) => [key, toBuffer(value)]));
-}
-
-function toBuffer(value: unknown): unknown {
-  return value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value;
 }
 
 /** The compiled worker: next to this module when built; under dist/ when run from sources (vitest), as record-worker-url.ts. */

@@ -1,11 +1,21 @@
 /**
  * The worker thread behind one PostgreSQL store connection (pg-database.ts): it holds a `pg` client and runs each
- * request it is sent, one at a time, answering on the shared port and waking the waiting thread. A client whose
+ * request it is sent, one at a time, answering on the shared port and waking the waiting thread. A request's
+ * statements go out back to back (the client's pipeline mode: each is written without waiting for the one before to
+ * be answered, each with its own Sync, so one that fails leaves the others their own answers). A client whose
  * connection failed (the database restarted, the network dropped) is discarded; the next request connects anew.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { PG_BRIDGE_PROTOCOL, type FromPgHost, type PgHostData, type PgWireError, type ToPgHost } from './pg-bridge-protocol.js';
+import {
+  PG_BRIDGE_PROTOCOL,
+  type FromPgHost,
+  type PgHostData,
+  type PgOutcome,
+  type PgStep,
+  type PgWireError,
+  type ToPgHost,
+} from './pg-bridge-protocol.js';
 
 const data = workerData as PgHostData;
 if (parentPort === null) throw new Error('pg-host-worker.js runs as a worker thread (pg-database.ts starts it)');
@@ -28,6 +38,7 @@ async function connected(): Promise<pg.Client> {
     connectionTimeoutMillis: data.connectTimeoutMs,
     query_timeout: data.queryTimeoutMs,
     application_name: data.applicationName,
+    pipeline: true,
     ...(data.readonly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // an error between requests (the server went away) only marks the client; the next request reconnects
@@ -51,20 +62,46 @@ function toBindValue(value: unknown): unknown {
   return value;
 }
 
-async function handle(request: Exclude<ToPgHost, { kind: 'close' }>): Promise<FromPgHost> {
-  const connection = await connected();
-  if (request.kind === 'exec') {
-    await connection.query(request.text);
-    return { ok: true, rows: [], rowCount: 0 };
+async function handle(steps: readonly PgStep[], continues: boolean): Promise<PgOutcome[]> {
+  let connection: pg.Client;
+  try {
+    // the transaction these steps belong to went with its connection: a new one would run them outside it
+    if (continues && (client === null || broken)) throw new LostTransaction();
+    connection = await connected();
+  } catch (error) {
+    const wire = toWireError(error);
+    return steps.map(() => ({ ok: false, error: wire }));
   }
-  if (request.prelude !== undefined && request.prelude !== null) await connection.query(request.prelude);
+  // all written before the first is answered: one wait on the server for the lot
+  return Promise.all(
+    steps.map((step) =>
+      send(connection, step).then(
+        ({ rows, rowCount }): PgOutcome => ({ ok: true, rows, rowCount }),
+        (error: unknown): PgOutcome => ({ ok: false, error: toWireError(error) }),
+      ),
+    ),
+  );
+}
+
+async function send(connection: pg.Client, step: PgStep): Promise<{ rows: unknown[]; rowCount: number }> {
+  if (step.kind === 'exec') {
+    await connection.query(step.text);
+    return { rows: [], rowCount: 0 };
+  }
   const result = await connection.query({
-    ...(request.name === null ? {} : { name: request.name }),
-    text: request.text,
-    values: request.values.map(toBindValue),
-    ...(request.rowMode === null ? {} : { rowMode: request.rowMode }),
+    ...(step.name === null ? {} : { name: step.name }),
+    text: step.text,
+    values: step.values.map(toBindValue),
+    ...(step.rowMode === null ? {} : { rowMode: step.rowMode }),
   });
-  return { ok: true, rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
+  return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
+}
+
+class LostTransaction extends Error {
+  readonly code = 'PG_CONNECTION_LOST';
+  constructor() {
+    super('the PostgreSQL connection was lost in this transaction');
+  }
 }
 
 function toWireError(error: unknown): PgWireError {
@@ -91,11 +128,11 @@ parentPort.on('message', (sent: ToPgHost & { id: number }) => {
     void (closing?.end() ?? Promise.resolve())
       .catch(() => undefined)
       .then(() => {
-        answer({ ok: true, rows: [], rowCount: 0 });
+        answer({ outcomes: [] });
         data.port.close();
         parentPort?.close();
       });
     return;
   }
-  handle(request).then(answer, (error: unknown) => answer({ ok: false, error: toWireError(error) }));
+  void handle(request.steps, request.continues).then((outcomes) => answer({ outcomes }));
 });

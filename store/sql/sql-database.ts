@@ -111,6 +111,23 @@ export function prepareInsert<BindParameters extends unknown[]>(database: SqlDat
 }
 
 /**
+ * A write whose result nobody reads (no RETURNING; `changes` unused), as a function. PostgreSQL's connection queues it
+ * inside a transaction and sends it with the next statement that waits for an answer, or the COMMIT (one round trip
+ * for several: pg-database.ts); its failure surfaces there, with its own error, and fails the (sub)transaction it ran
+ * in. SQLite runs it at once. Only for statements whose every caller ignores the result: one that reads `changes`
+ * keeps `run`.
+ *
+ * @example const insertBodies = queuedRun(database.prepare<[string, Buffer]>(`INSERT INTO call_bodies (call_id, request_body) VALUES (?, ?)`));
+ */
+export function queuedRun<BindParameters extends unknown[]>(statement: SqlStatement<BindParameters>): (...params: BindParameters) => void {
+  const { queue } = statement as SqlStatement<BindParameters> & { queue?: (...params: BindParameters) => void };
+  if (typeof queue === 'function') return queue.bind(statement);
+  return (...params) => {
+    statement.run(...params);
+  };
+}
+
+/**
  * A bound parameter with its type said, where PostgreSQL cannot infer one (`@since IS NULL` alone gives it none);
  * SQLite takes the parameter as it is.
  *

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore } from '../../../store/create-store.js';
+import { applyPgMigrations } from '../../../store/postgres/apply-pg-migrations.js';
+import { PgDatabase } from '../../../store/postgres/pg-database.js';
+import type { Store } from '../../../store/types.js';
+import { startGatewayWithSim, type GatewayWithSim } from '../../helpers/gateway-with-sim.js';
+import { acquireMigratedDatabase, dropTestDatabase, postgresAvailable, postgresUnavailable } from '../../helpers/test-postgres.js';
+
+/**
+ * What one recorded call costs PostgreSQL in statements and in round trips to the connection's worker thread (each
+ * waited for: about a millisecond of wall time on a busy machine, the bulk of a PostgreSQL gateway's cost; issue 17's
+ * speed targets). A streamed chat call of a growing conversation, recorded by a gateway on the same thread as its
+ * store: the gateway's reads and the recorder's writes together. A change that adds a statement or a wait to the hot
+ * path fails here; one that removes some updates the figures (and docs/benchmarks.md).
+ */
+/** Statements sent and waits, 2026-12-02: 25 and 19 a later call before queued writes. */
+const FIRST_CALL = { statements: 24, roundTrips: 14 };
+const LATER_CALL = { statements: 25, roundTrips: 15 };
+
+describe.skipIf(!postgresAvailable())(
+  postgresAvailable() ? 'statements per recorded call on PostgreSQL' : `skipped: ${postgresUnavailable()}`,
+  () => {
+    let url: string;
+    let database: PgDatabase;
+    let store: Store;
+    let setup: GatewayWithSim;
+
+    beforeAll(async () => {
+      url = acquireMigratedDatabase();
+      database = new PgDatabase({ connectionString: url });
+      applyPgMigrations(database);
+      store = createStore({
+        database,
+        label: 'statements-per-call',
+        readonly: false,
+        bytesOnDisk: () => 0,
+        integrityCheck: () => 'ok',
+        close: () => database.close(),
+      });
+      // no timer of the gateway's touches the store while a call is counted: no heartbeat within the test, no idle sweep
+      setup = await startGatewayWithSim({}, { store, instanceHeartbeatMs: 3_600_000, sessionIdleTimeoutMs: 0 });
+    });
+
+    afterAll(async () => {
+      await setup?.close();
+      store?.close();
+      if (url !== undefined) dropTestDatabase(url);
+    });
+
+    it('a streamed call of a growing conversation costs a fixed number of statements and waits', async () => {
+      const system = 'Follow the repository conventions and run the tests after each change. '.repeat(60);
+      const messages: Array<{ role: string; content: string }> = [
+        { role: 'system', content: system },
+        { role: 'user', content: 'Turn 1: read the task and start.' },
+      ];
+      const perTurn: Array<{ statements: number; roundTrips: number }> = [];
+      for (let turn = 1; turn <= 4; turn++) {
+        const before = database.sent;
+        const response = await fetch(`${setup.openaiBase('counted')}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'Qwen/Qwen3-8B', stream: true, max_tokens: 16, messages }),
+        });
+        const text = await response.text();
+        expect(response.status).toBe(200);
+        expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+        const after = database.sent;
+        perTurn.push({ statements: after.statements - before.statements, roundTrips: after.roundTrips - before.roundTrips });
+        messages.push({ role: 'assistant', content: `answer ${turn}` }, { role: 'user', content: `Turn ${turn + 1}: go on.` });
+      }
+      const calls = store.listCalls('counted');
+      expect(calls.map((call) => [call.seq, call.status])).toEqual([
+        [1, 'ok'],
+        [2, 'ok'],
+        [3, 'ok'],
+        [4, 'ok'],
+      ]);
+      // the first call of a session stores its system prompt and first message; the later ones the two new messages
+      expect(perTurn[0]).toEqual(FIRST_CALL);
+      expect(perTurn.slice(1)).toEqual([LATER_CALL, LATER_CALL, LATER_CALL]);
+    }, 60_000);
+  },
+);
