@@ -12,6 +12,7 @@ Commands:
   diagnose      explain where and why a session's calls do not merge into one sample
   export        write training samples as a dataset for a trainer (verl, slime, TRL, ...; JSONL or Parquet)
   stats         the shape of the dataset an export would write (lengths, rewards, drift)
+  ui            the trajectory viewer in the browser: sessions, samples token by token, groups (read-only)
   backends      a running gateway's backend replicas (state, load, token ids); drain and undrain one
   reward        store a reward for a recorded session (for verifiers that run after the rollouts)
   migrate       bring a database to this version's schema; --from FILE --to URL copies it into PostgreSQL
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   diagnose: async (args) => (await import('./commands/diagnose.js')).runDiagnose(args, process.env),
   export: async (args) => (await import('./commands/export.js')).runExport(args, process.env),
   stats: async (args) => (await import('./commands/stats.js')).runStats(args, process.env),
+  ui: async (args) => (await import('./commands/ui.js')).runUi(args, process.env),
   reward: async (args) => (await import('./commands/reward.js')).runReward(args, process.env),
   migrate: async (args) => (await import('./commands/migrate.js')).runMigrate(args, process.env),
   backends: async (args) => (await import('./commands/backends.js')).runBackends(args, process.env),
