@@ -44,12 +44,14 @@ function TokenChunkView({ chunk, sample, marks, mode, highlighted }: TokenChunkP
     if (heat !== null) style.background = heat;
     if (band !== undefined) style['--tt-band'] = marks.palette.get(band.version) ?? 'transparent';
     const breakKind = marks.breaksAt.get(position);
+    const text = sample.texts?.[position];
     let className = mask === 1 ? 'tt-tok tt-trained' : 'tt-tok tt-context';
+    if (text !== undefined && text !== null && text !== '' && text.trim() === '') className += ' tt-ws';
     if (call !== undefined) className += ' tt-call-start';
     if (position === highlighted) className += ' tt-hl';
     children.push(
       <span key={position} class={className} data-pos={position} data-mask={mask} data-break={breakKind} style={style} tabIndex={-1}>
-        {tokenDisplay(sample.texts?.[position], sample.tokenIds[position] ?? 0)}
+        {tokenDisplay(text, sample.tokenIds[position] ?? 0)}
       </span>,
     );
   }

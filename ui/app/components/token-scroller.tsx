@@ -107,9 +107,12 @@ export function TokenScroller(props: ScrollerProps) {
   }, [props.jump]);
   useEffect(() => {
     if (props.jump === null || forced !== chunkOf(props.jump.position, DEFAULT_CHUNK_SIZE)) return;
-    const token = box.current?.querySelector<HTMLElement>(`[data-pos="${props.jump.position}"]`);
-    if (!token) return;
-    token.scrollIntoView({ block: 'center' });
+    const element = box.current;
+    const token = element?.querySelector<HTMLElement>(`[data-pos="${props.jump.position}"]`);
+    if (!element || !token) return;
+    // scroll the box alone (scrollIntoView would scroll the page too, taking the toolbar away)
+    const offset = token.getBoundingClientRect().top - element.getBoundingClientRect().top;
+    element.scrollTop += offset - element.clientHeight / 2;
     token.focus({ preventScroll: true });
   }, [props.jump, forced]);
 
