@@ -11,6 +11,8 @@ import { closedPort } from '../../helpers/closed-port.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 
 const browser = useBrowser();
+/** the page waits on the gateway's event stream and its own refetch: on two busy cores that can take seconds */
+const POLL = { timeout: 15_000 };
 
 describe.skipIf(browserSkipped())(browserSuiteName('serve --ui in Chromium'), () => {
   const temp = makeTempDir('tokentap-serve-ui-');
@@ -42,12 +44,12 @@ describe.skipIf(browserSkipped())(browserSuiteName('serve --ui in Chromium'), ()
     const page = await browser.newPage();
     await page.goto(`${gateway.url}/ui/`);
     const rows = page.getByTestId('session-row');
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), POLL).toBe(1);
     // a reload would lose this
     await page.evaluate(() => ((globalThis as any).__sameDocument = true));
     await recordCall('live-second');
-    await expect.poll(() => page.locator('[data-testid="session-row"][data-session-id="live-second"]').count(), { timeout: 10_000 }).toBe(1);
-    await expect.poll(() => page.getByTestId('summary-calls').textContent(), { timeout: 10_000 }).toBe('2');
+    await expect.poll(() => page.locator('[data-testid="session-row"][data-session-id="live-second"]').count(), POLL).toBe(1);
+    await expect.poll(() => page.getByTestId('summary-calls').textContent(), POLL).toBe('2');
     expect(await page.evaluate(() => (globalThis as any).__sameDocument)).toBe(true);
     expect(page.errors).toEqual([]);
   });

@@ -12,6 +12,8 @@ import { recordViewerFixture, type ViewerFixture } from '../../helpers/record-vi
 import { startViewer, type StartedViewer } from '../../helpers/start-viewer.js';
 
 const browser = useBrowser();
+/** a page waits on its server and renders: on two busy cores (the whole suite at once) that can take seconds */
+const POLL = { timeout: 15_000 };
 
 describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), () => {
   let fixture: ViewerFixture;
@@ -36,19 +38,20 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
   it('the sessions page lists every recorded session, with the counts at the top', async () => {
     const page = await open('#/');
     const rows = page.getByTestId('session-row');
-    await expect.poll(() => rows.count()).toBe(6);
+    await expect.poll(() => rows.count(), POLL).toBe(6);
     const listed = await rows.evaluateAll((elements: any[]) => elements.map((element) => element.dataset.sessionId as string));
     expect(listed.sort()).toEqual([fixture.sessions.tools, fixture.sessions.edited, ...fixture.sessions.group].sort());
-    expect(await page.getByTestId('summary-sessions').textContent()).toBe('6');
+    // the header's counts come from their own request
+    await expect.poll(() => page.getByTestId('summary-sessions').textContent(), POLL).toBe('6');
     const calls = listed.reduce((total, sessionId) => total + viewer.store.listCalls(sessionId).length, 0);
-    expect(await page.getByTestId('summary-calls').textContent()).toBe(String(calls));
+    await expect.poll(() => page.getByTestId('summary-calls').textContent(), POLL).toBe(String(calls));
     await saveScreenshot(page, 'sessions');
     expect(page.errors).toEqual([]);
   });
 
   it("a session's page shows its calls, the tool calls of its conversation and its samples", async () => {
     const page = await open(`#/sessions/${fixture.sessions.tools}`);
-    await expect.poll(() => page.getByTestId('call-row').count()).toBe(viewer.store.listCalls(fixture.sessions.tools).length);
+    await expect.poll(() => page.getByTestId('call-row').count(), POLL).toBe(viewer.store.listCalls(fixture.sessions.tools).length);
     const toolCalls = await page.getByTestId('tool-call').allTextContents();
     expect(toolCalls.some((text) => text.includes('read_file'))).toBe(true);
     expect(toolCalls.some((text) => text.includes('run_tests'))).toBe(true);
@@ -61,7 +64,7 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
   it("the sample page shows the store's token count, each token's mask, and context tokens in the context colour", async () => {
     const sample = merge(fixture.sessions.tools).samples[0]!;
     const page = await open(`#/sessions/${fixture.sessions.tools}/samples/merge/0`);
-    await expect.poll(() => page.getByTestId('token-count').textContent()).toBe(String(sample.tokens.length));
+    await expect.poll(() => page.getByTestId('token-count').textContent(), POLL).toBe(String(sample.tokens.length));
     const rendered = await page
       .locator('[data-pos]')
       .evaluateAll((elements: any[]) => elements.map((element) => [Number(element.dataset.pos), Number(element.dataset.mask)] as [number, number]));
@@ -81,16 +84,17 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
     const diagnostic = report.samples[1]!.diagnostics[0]!;
     expect(diagnostic.kind).toBe('history-edited');
     const page = await open(`#/sessions/${fixture.sessions.edited}/samples/merge/1`);
-    await expect.poll(() => page.getByTestId('token-count').textContent()).toBe(String(report.samples[1]!.tokens.length));
+    await expect.poll(() => page.getByTestId('token-count').textContent(), POLL).toBe(String(report.samples[1]!.tokens.length));
     await page.getByTestId('next-break').click();
     const marker = page.locator('[data-break]');
-    await expect.poll(() => marker.count()).toBe(1);
+    await expect.poll(() => marker.count(), POLL).toBe(1);
     expect(await marker.getAttribute('data-pos')).toBe(String(diagnostic.position));
     expect(await marker.getAttribute('data-break')).toBe('history-edited');
     const diff = page.getByTestId('break-diff');
     expect(await diff.getAttribute('data-kind')).toBe('history-edited');
     expect(await diff.getAttribute('data-position')).toBe(String(diagnostic.position));
-    expect(await page.getByTestId('token-inspector').getAttribute('data-pos')).toBe(String(diagnostic.position));
+    // the jump puts the inspector on the break's token
+    await expect.poll(() => page.getByTestId('token-inspector').getAttribute('data-pos'), POLL).toBe(String(diagnostic.position));
     await saveScreenshot(page, 'sample');
     expect(page.errors).toEqual([]);
   });
@@ -98,7 +102,7 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
   it("the group page shows each rollout's reward, and where the odd one parts from the others", async () => {
     const page = await open(`#/groups/${fixture.groupId}`);
     const rollouts = page.getByTestId('rollout');
-    await expect.poll(() => rollouts.count()).toBe(fixture.rewards.length);
+    await expect.poll(() => rollouts.count(), POLL).toBe(fixture.rewards.length);
     for (const [index, sessionId] of fixture.sessions.group.entries()) {
       const rollout = page.locator(`[data-testid="rollout"][data-session-id="${sessionId}"]`);
       expect(await rollout.getByTestId('rollout-reward').textContent()).toBe(String(fixture.rewards[index]));
@@ -114,7 +118,7 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
   it("the overview plots the samples' lengths and the rewards as bars that add up to the store's counts", async () => {
     const page = await open('#/overview');
     const lengths = page.locator('[data-testid="plot-lengths"] rect.tt-plot-bar');
-    await expect.poll(() => lengths.count()).toBeGreaterThan(0);
+    await expect.poll(() => lengths.count(), POLL).toBeGreaterThan(0);
     const samples = [fixture.sessions.tools, fixture.sessions.edited, ...fixture.sessions.group].reduce(
       (total, sessionId) => total + merge(sessionId).samples.length,
       0,
