@@ -234,7 +234,12 @@ export type StatsResponse = Record<string, unknown> & {
     std: number;
     histogram: Array<{ from: number; to: number; count: number }>;
   } | null;
+  /** exported samples with trained tokens of each policy version (a sample of two versions counts in both) */
   policyVersions: Record<string, number>;
+  /** trained tokens (mask 1) of each policy version, over the exported samples (issue 18: tokens per policy version) */
+  policyVersionTokens: Record<string, number>;
+  /** trained tokens of calls served under no policy version */
+  unversionedTokens: number;
 };
 
 /**
