@@ -2,10 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../../store/index.js';
 import { createViewerApp } from '../../../ui/server/index.js';
-import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 describe("the viewer's pages", () => {
-  let temp: TempDir;
+  let temp: ReturnType<typeof makeTempDir>;
   let store: Store;
   beforeAll(() => {
     temp = makeTempDir('tokentap-viewer-pages-');
