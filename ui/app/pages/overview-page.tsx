@@ -25,6 +25,10 @@ export function OverviewPage() {
   const policyVersions = { ...stats.policyVersions };
   const unversioned = number(stats.unversionedSamples);
   if (unversioned) policyVersions['(unversioned)'] = unversioned;
+  // trained tokens per version (newer servers; absent, the plot says none)
+  const policyTokens = counts(stats.policyVersionTokens);
+  const unversionedTokens = number(stats.unversionedTokens);
+  if (unversionedTokens) policyTokens['(unversioned)'] = unversionedTokens;
   return (
     <section class="tt-page" data-testid="overview-page">
       {state.error ? <ErrorBanner error={state.error} /> : null}
@@ -77,6 +81,10 @@ export function OverviewPage() {
           <figure>
             <figcaption>Samples per policy version</figcaption>
             <BarList entries={policyVersions} testId="plot-policy-versions" />
+          </figure>
+          <figure>
+            <figcaption>Trained tokens per policy version</figcaption>
+            <BarList entries={policyTokens} testId="plot-policy-tokens" />
           </figure>
           <figure>
             <figcaption>Samples per status</figcaption>
