@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { SseDecoder } from '../../../core/sse/sse-decoder.js';
+import { openStore, type Store } from '../../../store/index.js';
+import { createViewerApp } from '../../../ui/server/index.js';
+import type { ViewerSummary } from '../../../ui/viewer-api.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
+import { recordCall, sampleBeginInput } from '../../store/store-fixtures.js';
+
+describe('tokentap ui: change events from the polled store', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function start(): Promise<{ writer: Store; app: FastifyInstance; url: string }> {
+    const temp = makeTempDir('tokentap-viewer-events-');
+    cleanups.push(() => temp.remove());
+    const writer = openStore({ path: temp.file('tokentap.db') });
+    cleanups.push(() => writer.close());
+    const reader = openStore({ path: temp.file('tokentap.db'), readonly: true });
+    cleanups.push(() => reader.close());
+    const app = createViewerApp({ store: reader, storeLocation: temp.file('tokentap.db'), pollMs: 20 });
+    cleanups.push(() => app.close());
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    return { writer, app, url };
+  }
+
+  /** Reads events until `count` changes came; the comments between are not events. */
+  async function changes(reader: ReadableStreamDefaultReader<Uint8Array>, decoder: SseDecoder, count: number): Promise<ViewerSummary[]> {
+    const seen: ViewerSummary[] = [];
+    while (seen.length < count) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended after ${seen.length} changes`);
+      for (const event of decoder.push(value)) if (event.event === 'change') seen.push(JSON.parse(event.data) as ViewerSummary);
+    }
+    return seen;
+  }
+
+  it('sends one change per change of the counts (a call begun, then ended), none while nothing changes, and ends the stream when the app closes', async () => {
+    const { writer, app, url } = await start();
+    const response = await fetch(`${url}/ui/api/events`);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    const decoder = new SseDecoder();
+    const { callId } = writer.beginCall(sampleBeginInput({ sessionId: 's-1', startedAt: 1000 }));
+    const [begun] = await changes(reader, decoder, 1);
+    expect(begun).toMatchObject({ sessions: 1, calls: 1, callStatuses: { in_progress: 1 }, live: false });
+    recordCall(writer, { sessionId: 's-1', startedAt: 2000 });
+    writer.markCallsIncomplete([callId]);
+    const [ended] = await changes(reader, decoder, 1);
+    expect(ended).toMatchObject({ calls: 2, lastCallAt: 2000 });
+    expect(ended!.callStatuses).toEqual({ ok: 1, incomplete: 1 });
+    // closing while the stream is open ends it instead of waiting on it
+    await app.close();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      // nothing changed since: no more change events, only what was in flight
+      expect(decoder.push(value).filter((event) => event.event === 'change')).toEqual([]);
+    }
+  });
+});
