@@ -8,10 +8,10 @@ find_bin() { for candidate in /usr/bin/chromium /usr/bin/chromium-browser; do [ 
 bin="$(find_bin)"
 if [ -z "$bin" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
-  { apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null 2>&1 \
-    || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null; }; } \
-    && echo "installed chromium (Debian)" >&2
+  apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null 2>&1 \
+    || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null 2>&1; }
   bin="$(find_bin)"
+  [ -n "$bin" ] && echo "installed chromium (Debian)" >&2
 fi
 if [ -z "$bin" ]; then
   echo "Chromium is not installed and cannot be installed here (apt-get install chromium, as root)" >&2
