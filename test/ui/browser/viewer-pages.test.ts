@@ -61,7 +61,7 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
     expect(page.errors).toEqual([]);
   });
 
-  it("the sample page shows the store's token count, each token's mask, and context tokens in the context colour", async () => {
+  it("the sample page shows the store's token count, each token's mask, context tokens in the context colour, and a hovered token's id and logprob", async () => {
     const sample = merge(fixture.sessions.tools).samples[0]!;
     const page = await open(`#/sessions/${fixture.sessions.tools}/samples/merge/0`);
     await expect.poll(() => page.getByTestId('token-count').textContent(), POLL).toBe(String(sample.tokens.length));
@@ -74,7 +74,15 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
     const contextColour = await page.evaluate(resolvedCustomColour, '--tt-context');
     const context = page.locator('[data-mask="0"]').first();
     expect(await context.evaluate(backgroundColour)).toBe(contextColour);
-    expect(await page.locator('[data-mask="1"]').first().evaluate(backgroundColour)).not.toBe(contextColour);
+    const trained = page.locator('[data-mask="1"]').first();
+    expect(await trained.evaluate(backgroundColour)).not.toBe(contextColour);
+    // hovering a trained token shows the store's id and logprob for it, and that a completion sampled it
+    const position = Number(await trained.getAttribute('data-pos'));
+    await trained.hover();
+    await expect.poll(() => page.getByTestId('token-inspector').getAttribute('data-pos'), POLL).toBe(String(position));
+    expect(await page.getByTestId('inspector-id').textContent()).toBe(String(sample.tokens[position]));
+    expect(await page.getByTestId('inspector-logprob').textContent()).toContain(sample.logprobs[position]!.toFixed(3));
+    expect(await page.getByTestId('inspector-call').textContent()).toContain('(completion)');
     expect(page.errors).toEqual([]);
   });
 
