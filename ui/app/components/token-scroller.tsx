@@ -129,6 +129,9 @@ export function TokenScroller(props: ScrollerProps) {
       class="tt-token-box"
       ref={box}
       data-testid="token-view"
+      tabIndex={0}
+      role="region"
+      aria-label="the sample's tokens: arrow keys move from token to token"
       onScroll={onScroll}
       onMouseOver={(event) => props.onHover(positionOf(event.target))}
       onMouseLeave={() => props.onHover(null)}

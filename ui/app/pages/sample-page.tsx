@@ -33,6 +33,16 @@ import { sampleHref, sessionHref } from '../logic/route.js';
 
 const DEFAULT_THRESHOLD = -2;
 
+/** The first token whose line shows in the token box (where the arrow keys start without a focused token). */
+function firstTokenOnScreen(): number {
+  const box = document.querySelector('[data-testid="token-view"]');
+  if (box === null) return 0;
+  const top = box.getBoundingClientRect().top;
+  for (const token of box.querySelectorAll<HTMLElement>('.tt-chunk [data-pos]'))
+    if (token.getBoundingClientRect().bottom > top) return Number(token.dataset.pos);
+  return 0;
+}
+
 export function SamplePage({ sessionId, strategy, index }: { sessionId: string; strategy: StrategyName; index: number }) {
   const state = useApi<SampleTokens>(apiPath(`/sessions/${encodeURIComponent(sessionId)}/samples/${strategy}/${index}`));
   return (
@@ -96,8 +106,9 @@ function SampleView({ sample }: { sample: SampleTokens }) {
       else if (event.key === 'N') step(lowPositions, -1, 'low-logprob token');
       else if (event.key === 'b') step(breakPositions, 1, 'break');
       else if (event.key === 'B') step(breakPositions, -1, 'break');
-      else if ((event.key === 'ArrowRight' || event.key === 'ArrowLeft') && cursor !== null) {
-        const next = Math.min(total - 1, Math.max(0, cursor + (event.key === 'ArrowRight' ? 1 : -1)));
+      else if ((event.key === 'ArrowRight' || event.key === 'ArrowLeft') && total > 0) {
+        // from the focused token, or else from the first one on screen
+        const next = cursor === null ? firstTokenOnScreen() : Math.min(total - 1, Math.max(0, cursor + (event.key === 'ArrowRight' ? 1 : -1)));
         if (next !== cursor) goTo(next);
       } else return;
       event.preventDefault();
