@@ -60,4 +60,12 @@ describe('tokentap ui: change events from the polled store', () => {
       expect(decoder.push(value).filter((event) => event.event === 'change')).toEqual([]);
     }
   });
+
+  it("summary's lastCallAt is the newest call's start even when a newer session has no call yet", async () => {
+    const { writer, app } = await start();
+    recordCall(writer, { sessionId: 'called', startedAt: 5000 });
+    writer.createRollout({ sessionId: 'made-not-called', createdAt: 9000 });
+    const summary = (await app.inject({ url: '/ui/api/summary' })).json() as ViewerSummary;
+    expect(summary).toMatchObject({ sessions: 2, openSessions: 2, calls: 1, lastCallAt: 5000 });
+  });
 });
