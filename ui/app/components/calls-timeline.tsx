@@ -7,7 +7,7 @@ export function CallsTimeline(props: { calls: readonly CallTimelineItem[]; selec
   const timeline = timelineBars(props.calls, Date.now());
   if (props.calls.length === 0) return <p class="tt-muted">No calls.</p>;
   return (
-    <div class="tt-table-wrap">
+    <div class="tt-table-wrap tt-timeline-wrap">
       <table class="tt-table tt-timeline" data-testid="calls-timeline">
         <thead>
           <tr>
