@@ -151,3 +151,11 @@ export {
   type Conversation,
   type ConversationMessage,
 } from './trainer-adapters/index.js';
+export {
+  createViewerApp,
+  registerViewer,
+  type ViewerAppOptions,
+  type ViewerChangeSource,
+  type ViewerOptions,
+  type ViewerTokenizer,
+} from './ui/server/index.js';
