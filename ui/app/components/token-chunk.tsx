@@ -46,7 +46,8 @@ function TokenChunkView({ chunk, sample, marks, mode, highlighted }: TokenChunkP
     const breakKind = marks.breaksAt.get(position);
     const text = sample.texts?.[position];
     let className = mask === 1 ? 'tt-tok tt-trained' : 'tt-tok tt-context';
-    if (text !== undefined && text !== null && text !== '' && text.trim() === '') className += ' tt-ws';
+    if (text === undefined || text === null) className += ' tt-idtok';
+    else if (text !== '' && text.trim() === '') className += ' tt-ws';
     if (call !== undefined) className += ' tt-call-start';
     if (position === highlighted) className += ' tt-hl';
     children.push(
