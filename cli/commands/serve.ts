@@ -66,6 +66,7 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv): Promise<
       backends: backendSpecs(config).map((spec) => `${spec.id}=${spec.url}`),
       db: redactPostgresUrl(config.db),
       rolloutApi: config.adminToken === undefined ? 'off (no --admin-token)' : `${url}/tokentap/v1`,
+      ...(config.ui ? { viewer: `${url}/ui/` } : {}),
     },
     `tokentap listening: point OpenAI clients at ${url}/s/<session>/v1`,
   );
