@@ -71,7 +71,14 @@ export const noQuery = z.strictObject({});
  * @example const query = parseInput(sessionListQuery, request.query, 'query');
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown, where: string): z.infer<Schema> {
-  const parsed = schema.safeParse(input ?? {});
+  const parsed = schema.safeParse(withoutEmptyValues(input));
   if (parsed.success) return parsed.data;
   throw new TokentapError('TT_INVALID_REQUEST', { message: `Invalid ${where}: ${z.prettifyError(parsed.error)}`, cause: parsed.error });
+}
+
+/** A form's empty fields (`?search=&group=`) mean "no filter", not a filter on the empty string. */
+function withoutEmptyValues(input: unknown): unknown {
+  if (input === null || input === undefined) return {};
+  if (typeof input !== 'object' || Array.isArray(input)) return input;
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== ''));
 }

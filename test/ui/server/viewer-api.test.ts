@@ -75,6 +75,8 @@ describe('the viewer API on recorded sessions', () => {
     expect(edited.samples).toBe(2);
     expect(all.sessions.find((session) => session.id === fixture.sessions.tools)).toMatchObject({ drift: {}, samples: 1 });
 
+    // a form's empty fields are no filter
+    expect((await get<SessionListResponse>('/ui/api/sessions?search=&group=&minReward=&sort=')).total).toBe(6);
     const searched = await get<SessionListResponse>('/ui/api/sessions?search=rollout-');
     expect(searched.total).toBe(4);
     const byGroup = await get<SessionListResponse>(`/ui/api/sessions?search=${fixture.groupId}`);
