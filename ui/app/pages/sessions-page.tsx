@@ -29,12 +29,12 @@ const COLUMNS: Array<{ key: SessionSortKey | null; label: string; numeric?: bool
 ];
 
 export function SessionsPage({ query, summary }: { query: URLSearchParams; summary: ViewerSummary | null }) {
-  const queryText = query.toString();
   const [filters, setFilters] = useState<SessionFilters>(() => filtersFromQuery(query));
-  // a link to another filtered list (the nav, a group's link) replaces the form's filters
+  // a followed link (the nav's, a group's) replaces the form's filters; `query` is new on each hashchange only, and
+  // the form's own changes replace the hash without one
   useEffect(() => {
-    if (filtersToQuery(filters).toString() !== queryText) setFilters(filtersFromQuery(new URLSearchParams(queryText)));
-  }, [queryText]);
+    if (filtersToQuery(filters).toString() !== query.toString()) setFilters(filtersFromQuery(query));
+  }, [query]);
 
   const change = (next: SessionFilters): void => {
     setFilters(next);
