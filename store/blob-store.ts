@@ -1,5 +1,5 @@
 import { hash as oneShotHash } from 'node:crypto';
-import { prepareInsert, type SqlDatabase } from './sql/sql-database.js';
+import { ignoreConflicts, queuedAll, queuedRun, type SqlDatabase } from './sql/sql-database.js';
 import { BoundedLru } from './bounded-lru.js';
 import { compressText, decompressText } from './compress-json.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
@@ -9,6 +9,10 @@ import { TokentapError } from '../core/errors/tokentap-error.js';
  * one `blobs` row keyed by its sha256, deflated; an array of parts is a chain of `blob_lists` cells,
  * one per prefix, keyed by a hash over the whole prefix. A history that grows by two messages a turn
  * then adds two blobs and two cells a turn, however often it is resent.
+ *
+ * Writing costs one lookup statement for all the parts of a call's bodies (which of the lists' last cells and which
+ * blobs are stored), and inserts whose results nobody reads: a cell names its previous cell and its blob by their
+ * hashes, so no insert waits for another's id (on PostgreSQL they are queued, and sent with the commit).
  */
 
 /** A JSON text and the sha256 of its UTF-8 bytes: the unit stored once. */
@@ -17,28 +21,62 @@ export interface JsonPart {
   hash: Buffer;
 }
 
+/** A list's parts with the hashes of its cells (cell i: the prefix of i + 1 parts); the last one is the list's hash. */
+export interface ListPlan {
+  parts: readonly JsonPart[];
+  cells: readonly Buffer[];
+  /** the list's hash (hex): the last cell's, 32 zero bytes for an empty list */
+  hash: string;
+}
+
 export interface BlobStore {
-  /** Stores the part unless a blob with its hash exists; returns the blob's row id. */
-  writeBlob(part: JsonPart): number;
-  /** Stores the parts as a list, sharing every prefix already stored; returns the list's hash (hex). */
-  writeList(parts: readonly JsonPart[]): string;
+  /**
+   * Starts storing the lists and single blobs of one write (inside the caller's transaction): their lookup is queued
+   * (on PostgreSQL it travels with the caller's next statement); the returned function finishes it, queueing the
+   * inserts of what is not stored yet.
+   */
+  write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => void;
   readBlob(hash: string): unknown;
   readList(hash: string): unknown[];
 }
 
+/** Hashes the lookup statement takes of each kind (cells, blobs): a list's last cells are searched this many at a time. */
+export const LOOKUP_SLOTS = 16;
+const SLOT_PLACEHOLDERS = Array.from({ length: LOOKUP_SLOTS }, () => '?').join(', ');
+/** No sha256 is 32 zero bytes: an empty slot, and the previous cell of a list's first (none). */
+const EMPTY_LIST_HASH = Buffer.alloc(32);
+
+const CELL = 0;
+const BLOB = 1;
+
 /**
  * @example
  * const blobs = createBlobStore(database);
- * const listHash = blobs.writeList(messages.map((message) => toJsonPartOfText(JSON.stringify(message))));
+ * const list = planList(messages.map((message) => toJsonPartOfText(JSON.stringify(message))));
+ * blobs.write([list], [])(); // list.hash names it
  */
 export function createBlobStore(database: SqlDatabase): BlobStore {
-  const selectBlobId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blobs WHERE hash = ?`);
-  const selectBlobData = database.prepare<[Buffer], { data: Buffer }>(`SELECT data FROM blobs WHERE hash = ?`);
-  const insertBlob = prepareInsert<[Buffer, Buffer]>(database, `INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)`);
-  const selectListId = database.prepare<[Buffer], { id: number }>(`SELECT id FROM blob_lists WHERE hash = ?`);
-  const insertList = prepareInsert<[Buffer, number | null, number, number]>(
-    database,
-    `INSERT OR IGNORE INTO blob_lists (hash, previous_id, blob_id, length) VALUES (?, ?, ?, ?)`,
+  const selectData = database.prepare<[Buffer], { data: Buffer }>(`SELECT data FROM blobs WHERE hash = ?`);
+  const lookup = queuedAll(
+    database.prepare<Buffer[], { kind: number; hash: Buffer }>(
+      `SELECT ${CELL} AS kind, hash FROM blob_lists WHERE hash IN (${SLOT_PLACEHOLDERS})
+       UNION ALL
+       SELECT ${BLOB} AS kind, hash FROM blobs WHERE hash IN (${SLOT_PLACEHOLDERS})`,
+    ),
+  );
+  // another writer (a gateway on the same PostgreSQL database) may store the same row meanwhile: that one stays
+  const insertBlob = queuedRun(
+    database.prepare<[Buffer, Buffer]>(ignoreConflicts(database, `INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)`)),
+  );
+  // by hash, each found by a statement after the one that stored it (PostgreSQL's statements each see what committed before them)
+  const insertCell = queuedRun(
+    database.prepare<[Buffer, Buffer, Buffer, number]>(
+      ignoreConflicts(
+        database,
+        `INSERT OR IGNORE INTO blob_lists (hash, previous_id, blob_id, length)
+         VALUES (?, (SELECT id FROM blob_lists WHERE hash = ?), (SELECT id FROM blobs WHERE hash = ?), ?)`,
+      ),
+    ),
   );
   // A recursive CTE walks the list iteratively inside SQLite: one statement however long the history.
   const selectListHashes = database.prepare<[Buffer], { length: number; hash: Buffer }>(
@@ -57,7 +95,7 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     const key = hash.toString('latin1');
     const cached = texts.get(key);
     if (cached !== undefined) return cached;
-    const row = selectBlobData.get(hash);
+    const row = selectData.get(hash);
     if (row === undefined) throw new TokentapError('STORE_CORRUPT', { message: `body blob ${hash.toString('hex')} is missing` });
     const text = decompressText(row.data);
     // a very long text (a huge pasted file) would push out the many messages that come back every turn
@@ -65,31 +103,75 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     return text;
   }
 
-  function writeBlob(part: JsonPart): number {
-    const existing = selectBlobId.get(part.hash);
-    if (existing !== undefined) return existing.id;
-    // null: another gateway on the same PostgreSQL database stored it meanwhile
-    return insertBlob(part.hash, compressText(part.text)) ?? (selectBlobId.get(part.hash) as { id: number }).id;
+  /** Queues lookups of the cells and blobs, LOOKUP_SLOTS of each per statement; the result says which are stored. */
+  function queueLookup(cells: readonly Buffer[], blobs: readonly Buffer[]): () => StoredHashes {
+    const answers: Array<() => Array<{ kind: number; hash: Buffer }>> = [];
+    for (let start = 0; start < Math.max(cells.length, blobs.length); start += LOOKUP_SLOTS) {
+      answers.push(lookup(...slots(cells, start), ...slots(blobs, start)));
+    }
+    return () => {
+      const stored: StoredHashes = { cells: new Set(), blobs: new Set() };
+      for (const row of answers.flatMap((answer) => answer())) (row.kind === CELL ? stored.cells : stored.blobs).add(row.hash.toString('latin1'));
+      return stored;
+    };
   }
 
-  function writeList(parts: readonly JsonPart[]): string {
-    const cellHashes = prefixHashes(parts);
-    // Search from the end: a resent history usually lacks only its last few elements.
-    let storedLength = parts.length;
-    let previousId: number | null = null;
-    for (; storedLength > 0; storedLength--) {
-      const existing = selectListId.get(cellHashes[storedLength - 1] as Buffer);
-      if (existing !== undefined) {
-        previousId = existing.id;
-        break;
+  function write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => void {
+    // each list's last cells, and the blobs of their parts and the single ones
+    const windows = lists.map((list) => ({ list, start: Math.max(0, list.cells.length - LOOKUP_SLOTS), end: list.cells.length }));
+    const first = queueLookup(
+      windows.flatMap(({ list, start, end }) => list.cells.slice(start, end)),
+      unique([...blobs, ...windows.flatMap(({ list, start, end }) => list.parts.slice(start, end))]),
+    );
+    return () => {
+      const stored = first();
+      const lengths = storedLengths(windows, stored);
+      const queued = new Set<string>();
+      const storeBlob = (part: JsonPart): void => {
+        const key = part.hash.toString('latin1');
+        if (stored.blobs.has(key) || queued.has(key)) return;
+        queued.add(key);
+        insertBlob(part.hash, compressText(part.text));
+      };
+      blobs.forEach(storeBlob);
+      lists.forEach((list, index) => {
+        for (let cell = lengths[index] as number; cell < list.cells.length; cell++) {
+          const cellHash = list.cells[cell] as Buffer;
+          const key = `cell:${cellHash.toString('latin1')}`;
+          if (stored.cells.has(cellHash.toString('latin1')) || queued.has(key)) continue;
+          queued.add(key);
+          const part = list.parts[cell] as JsonPart;
+          storeBlob(part);
+          insertCell(cellHash, cell === 0 ? EMPTY_LIST_HASH : (list.cells[cell - 1] as Buffer), part.hash, cell + 1);
+        }
+      });
+    };
+  }
+
+  /**
+   * How many leading cells of each list are stored: one past the last stored cell of its window. A list none of whose
+   * last cells is stored (a long history seen for the first time) is searched further back, a window at a time.
+   */
+  function storedLengths(windows: ReadonlyArray<{ list: ListPlan; start: number; end: number }>, stored: StoredHashes): number[] {
+    const lengths = windows.map(() => 0);
+    let searching = windows.map((window, index) => ({ ...window, index }));
+    for (;;) {
+      const further: typeof searching = [];
+      for (const window of searching) {
+        let found = window.end;
+        while (found > window.start && !stored.cells.has((window.list.cells[found - 1] as Buffer).toString('latin1'))) found--;
+        if (found > window.start) lengths[window.index] = found;
+        else if (window.start > 0) further.push({ ...window, start: Math.max(0, window.start - LOOKUP_SLOTS), end: window.start });
       }
+      if (further.length === 0) return lengths;
+      const more = queueLookup(
+        further.flatMap(({ list, start, end }) => list.cells.slice(start, end)),
+        unique(further.flatMap(({ list, start, end }) => list.parts.slice(start, end))),
+      )();
+      more.cells.forEach((key) => stored.cells.add(key));
+      more.blobs.forEach((key) => stored.blobs.add(key));
+      searching = further;
     }
-    for (let index = storedLength; index < parts.length; index++) {
-      const blobId = writeBlob(parts[index] as JsonPart);
-      const cellHash = cellHashes[index] as Buffer;
-      previousId = insertList(cellHash, previousId, blobId, index + 1) ?? (selectListId.get(cellHash) as { id: number }).id;
-    }
-    return (cellHashes[cellHashes.length - 1] ?? EMPTY_LIST_HASH).toString('hex');
   }
 
   function readBlob(hash: string): unknown {
@@ -106,7 +188,7 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     return rows.map((row) => JSON.parse(readText(row.hash)));
   }
 
-  return { writeBlob, writeList, readBlob, readList };
+  return { write, readBlob, readList };
 }
 
 /**
@@ -120,7 +202,33 @@ export function toJsonPartOfText(text: string): JsonPart {
   return { text, hash: sha256(Buffer.from(text, 'utf8')) };
 }
 
-const EMPTY_LIST_HASH = Buffer.alloc(32);
+/**
+ * The list of the parts as it is stored: its cells' hashes, and its own.
+ *
+ * @example planList([toJsonPartOfText('{"role":"user","content":"hi"}')]).hash // 64 hex digits
+ */
+export function planList(parts: readonly JsonPart[]): ListPlan {
+  const cells = prefixHashes(parts);
+  return { parts, cells, hash: (cells[cells.length - 1] ?? EMPTY_LIST_HASH).toString('hex') };
+}
+
+interface StoredHashes {
+  /** latin1 keys of the hashes found stored */
+  cells: Set<string>;
+  blobs: Set<string>;
+}
+
+/** LOOKUP_SLOTS hashes from `start`, the missing ones empty. */
+function slots(hashes: readonly Buffer[], start: number): Buffer[] {
+  return Array.from({ length: LOOKUP_SLOTS }, (_, index) => hashes[start + index] ?? EMPTY_LIST_HASH);
+}
+
+/** The parts' hashes, each once. */
+function unique(parts: readonly JsonPart[]): Buffer[] {
+  const seen = new Map<string, Buffer>();
+  for (const part of parts) seen.set(part.hash.toString('latin1'), part.hash);
+  return [...seen.values()];
+}
 
 /** Cell i's hash is sha256(cell i-1's hash || part i's hash), the empty list's being 32 zero bytes. */
 function prefixHashes(parts: readonly JsonPart[]): Buffer[] {

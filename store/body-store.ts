@@ -1,5 +1,5 @@
 import type { SqlDatabase } from './sql/sql-database.js';
-import { createBlobStore, toJsonPartOfText, type JsonPart } from './blob-store.js';
+import { createBlobStore, planList, toJsonPartOfText, type JsonPart, type ListPlan } from './blob-store.js';
 import { compressJson, decompressJson } from './compress-json.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { isRecord } from '../core/json/is-record.js';
@@ -41,6 +41,11 @@ export interface BodyStore {
    * Bodies written together share work: the backend body usually reuses the harness body's messages.
    */
   write(bodies: readonly unknown[]): Buffer[];
+  /**
+   * `write` in two halves: the lookup of what is stored already is queued now (on PostgreSQL it travels with the
+   * caller's next statement), and the returned function queues the rest and gives the envelopes.
+   */
+  writeLater(bodies: readonly unknown[]): () => Buffer[];
   /** Rebuilds a body from its envelope. */
   read(envelope: Buffer): unknown;
 }
@@ -51,7 +56,9 @@ export interface BodyStore {
  */
 interface WriteMemo {
   parts: WeakMap<object, JsonPart>;
-  lists: WeakMap<object, string>;
+  lists: WeakMap<object, ListPlan>;
+  /** what the write stores: each list and single blob once */
+  toStore: { lists: Map<string, ListPlan>; blobs: Map<string, JsonPart> };
 }
 
 /**
@@ -65,27 +72,28 @@ interface WriteMemo {
 export function createBodyStore(database: SqlDatabase): BodyStore {
   const blobs = createBlobStore(database);
 
-  function writeList(elements: unknown[], memo: WriteMemo): string {
+  function planElements(elements: unknown[], memo: WriteMemo): string {
     const known = memo.lists.get(elements);
-    if (known !== undefined) return known;
+    if (known !== undefined) return known.hash;
     // Inside arrays JSON.stringify writes undefined and functions as null; so do we.
-    const listHash = blobs.writeList(elements.map((element) => toJsonPart(element, memo) ?? toJsonPartOfText('null')));
-    memo.lists.set(elements, listHash);
-    return listHash;
+    const list = planList(elements.map((element) => toJsonPart(element, memo) ?? toJsonPartOfText('null')));
+    memo.lists.set(elements, list);
+    memo.toStore.lists.set(list.hash, list);
+    return list.hash;
   }
 
-  function writeOne(body: unknown, memo: WriteMemo): Buffer {
+  function envelopeOf(body: unknown, memo: WriteMemo): Buffer {
     if (!isRecord(body)) return compressJson({ format: ENVELOPE_FORMAT, value: body ?? null });
     const fields: EnvelopeField[] = [];
     for (const [key, value] of Object.entries(body)) {
       if (LIST_FIELDS.has(key) && Array.isArray(value) && value.length > 0) {
-        fields.push([key, 'list', writeList(value, memo)]);
+        fields.push([key, 'list', planElements(value, memo)]);
         continue;
       }
       const part = toJsonPart(value, memo);
       if (part === undefined) continue; // JSON.stringify drops undefined and function fields; so do we
       if (Buffer.byteLength(part.text, 'utf8') > BLOB_FIELD_MIN_BYTES) {
-        blobs.writeBlob(part);
+        memo.toStore.blobs.set(part.hash.toString('latin1'), part);
         fields.push([key, 'blob', part.hash.toString('hex')]);
       } else {
         fields.push([key, 'value', value]);
@@ -109,12 +117,18 @@ export function createBodyStore(database: SqlDatabase): BodyStore {
     );
   }
 
-  function write(bodies: readonly unknown[]): Buffer[] {
-    const memo: WriteMemo = { parts: new WeakMap(), lists: new WeakMap() };
-    return bodies.map((body) => writeOne(body, memo));
+  function writeLater(bodies: readonly unknown[]): () => Buffer[] {
+    const memo: WriteMemo = { parts: new WeakMap(), lists: new WeakMap(), toStore: { lists: new Map(), blobs: new Map() } };
+    // the envelopes name their parts by hash, known before anything is stored
+    const envelopes = bodies.map((body) => envelopeOf(body, memo));
+    const finish = blobs.write([...memo.toStore.lists.values()], [...memo.toStore.blobs.values()]);
+    return () => {
+      finish();
+      return envelopes;
+    };
   }
 
-  return { write, read };
+  return { write: (bodies) => writeLater(bodies)(), writeLater, read };
 }
 
 /** The value's JSON text and its hash, undefined where JSON.stringify gives nothing; memoized per object. */

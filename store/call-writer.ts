@@ -110,29 +110,35 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
       instanceId: input.instanceId ?? null,
       backendId: wellFormedText(input.backendId ?? null),
     };
+    const chat = input.chatRequestBody === undefined || input.chatRequestBody === null ? [] : [input.chatRequestBody];
     let seq: number;
+    let storeBodies: () => Buffer[];
     if (claimSession !== null && insertCallWithSeq !== null) {
       claimSession(input.sessionId, input.startedAt, input.startedAt);
+      // the bodies' lookup goes with the insert: one round trip
+      storeBodies = bodies.writeLater([input.requestBody, input.backendRequestBody, ...chat]);
       seq = (insertCallWithSeq.get(columns) as { seq: number }).seq;
     } else {
       sessions.ensure(input.sessionId, {}, input.startedAt);
       sessions.touch(input.sessionId, input.startedAt);
       seq = (selectNextSeq.get(input.sessionId) as { seq: number }).seq;
       insertCall.run({ ...columns, seq });
+      storeBodies = bodies.writeLater([input.requestBody, input.backendRequestBody, ...chat]);
     }
-    const chat = input.chatRequestBody === undefined || input.chatRequestBody === null ? [] : [input.chatRequestBody];
-    const [requestBody, backendRequestBody, chatRequestBody] = bodies.write([input.requestBody, input.backendRequestBody, ...chat]);
+    const [requestBody, backendRequestBody, chatRequestBody] = storeBodies();
     insertBodies(callId, requestBody as Buffer, backendRequestBody as Buffer, chatRequestBody ?? null);
     return seq;
   });
 
   const finish = database.transaction((callId: string, columns: FinishColumns, prompt: Int32Array | null) => {
+    // the prompt's parent candidates are read with the call's state: one round trip
+    const encodeLink = prompt === null ? null : delta.encodeLater(callId, prompt);
     const state = selectState.get(callId);
     if (state === undefined) throw new TokentapError('STORE_CALL_NOT_FOUND', { message: `no call with id ${callId}` });
     if (state.status !== 'in_progress') {
       throw new TokentapError('STORE_CALL_ALREADY_FINISHED', { message: `call ${callId} is already finished (status ${state.status})` });
     }
-    const link = prompt === null ? null : delta.encode(state.session_id, prompt);
+    const link = encodeLink === null ? null : encodeLink();
     const { metadataPatch } = columns;
     const stopReason = columns.call.stopReason ?? null;
     updateCall({

@@ -1,4 +1,4 @@
-import { dialectOf, type SqlDatabase } from './sql/sql-database.js';
+import { dialectOf, queuedAll, type SqlDatabase } from './sql/sql-database.js';
 import { sharedPrefixLength } from '../core/token-ids/shared-prefix-length.js';
 import { createPromptChain, type StoredPromptLink } from './prompt-chain.js';
 import type { SequenceCache } from './sequence-cache.js';
@@ -23,8 +23,12 @@ export interface PromptLink {
 }
 
 export interface PromptDelta {
-  /** Chooses the parent for a new prompt; run inside the finishing transaction. */
-  encode(sessionId: string, prompt: Int32Array): PromptLink;
+  /**
+   * Starts choosing the parent for the prompt of the call being finished, inside the finishing transaction: the read
+   * of its session's candidates is queued (on PostgreSQL it travels with the caller's next statement), and the
+   * returned function chooses.
+   */
+  encodeLater(callId: string, prompt: Int32Array): () => PromptLink;
   /** Rebuilds the full prompt ids (a fresh array) from a stored link. */
   decode(link: StoredPromptLink): Int32Array;
   /** Caches a committed call's base sequence (a copy, so callers may keep their arrays) and returns it. */
@@ -41,23 +45,31 @@ interface CandidateRow {
  *
  * @example
  * const delta = createPromptDelta({ database, cache: new SequenceCache() });
- * const link = delta.encode(sessionId, promptIds); // store link.parentId, link.prefixLength, link.tail
+ * const link = delta.encodeLater(callId, promptIds)(); // store link.parentId, link.prefixLength, link.tail
  */
 export function createPromptDelta(options: { database: SqlDatabase; cache: SequenceCache }): PromptDelta {
   const { database, cache } = options;
   const chain = createPromptChain({ database, cache });
   const bytes = (column: string): string => (dialectOf(database) === 'sqlite' ? `length(${column})` : `octet_length(${column})`);
-  const selectCandidates = database.prepare<[string, number], CandidateRow>(
-    `SELECT id,
-            prompt_prefix_length + ${bytes('prompt_tail')} / 4 + coalesce(${bytes('completion_token_ids')} / 4, 0) AS base_length
-       FROM calls
-      WHERE session_id = ? AND prompt_tail IS NOT NULL
-      ORDER BY seq DESC
-      LIMIT ?`,
+  // the earlier calls of the call's session (the call itself has no prompt_tail yet)
+  const selectCandidates = queuedAll(
+    database.prepare<[string, number], CandidateRow>(
+      `SELECT id,
+              prompt_prefix_length + ${bytes('prompt_tail')} / 4 + coalesce(${bytes('completion_token_ids')} / 4, 0) AS base_length
+         FROM calls
+        WHERE session_id = (SELECT session_id FROM calls WHERE id = ?) AND prompt_tail IS NOT NULL
+        ORDER BY seq DESC
+        LIMIT ?`,
+    ),
   );
 
-  function encode(sessionId: string, prompt: Int32Array): PromptLink {
-    const candidates = withinBudget(selectCandidates.all(sessionId, DEFAULT_PROMPT_PARENT_CANDIDATES), cache.maxIds / 2);
+  function encodeLater(callId: string, prompt: Int32Array): () => PromptLink {
+    const read = selectCandidates(callId, DEFAULT_PROMPT_PARENT_CANDIDATES);
+    return () => encode(prompt, read());
+  }
+
+  function encode(prompt: Int32Array, rows: CandidateRow[]): PromptLink {
+    const candidates = withinBudget(rows, cache.maxIds / 2);
     let parentId: string | null = null;
     let prefixLength = 0;
     // Newest first, replacing only on a strictly longer prefix: ties go to the most recent call. A
@@ -74,7 +86,7 @@ export function createPromptDelta(options: { database: SqlDatabase; cache: Seque
     return { parentId, prefixLength, tail: prompt.subarray(prefixLength) };
   }
 
-  return { encode, decode: chain.decode, remember: chain.remember };
+  return { encodeLater, decode: chain.decode, remember: chain.remember };
 }
 
 /** Newest candidates whose bases fit in `maxIds` together (always at least one), so encoding never thrashes the cache. */

@@ -53,6 +53,8 @@ export class PgError extends Error {
  * const database = new PgDatabase({ connectionString: 'postgres://tt@127.0.0.1:5432/tokentap' });
  * database.prepare<[string], { n: number }>('SELECT count(*) AS n FROM calls WHERE session_id = ?').get('s-1');
  */
+type PgAnswer = PgOutcome & { ok: true };
+
 export class PgDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
   readonly #worker: Worker;
@@ -67,7 +69,7 @@ export class PgDatabase implements SqlDatabase {
   /** the connection failed inside the open transaction: nothing more may run in it (it is gone) until it ends */
   #transactionLost = false;
   /** statements not sent yet, each with the scope whose failure it is (see `#fail`) */
-  #queue: Array<{ step: PgStep; scope: number }> = [];
+  #queue: Array<{ step: PgStep; scope: number; answered?: (answer: PgAnswer) => void }> = [];
   /** a failed statement's error and the scope it fails: every statement inside that scope throws it until it is rolled back */
   #failure: { error: PgError; scope: number } | null = null;
   /** the open transaction's BEGIN has been sent: what follows may run only on the connection that got it */
@@ -127,14 +129,10 @@ export class PgDatabase implements SqlDatabase {
   }
 
   /** Sends one statement (after those queued) and waits for its answer; a database error is thrown as a PgError. */
-  request(step: PgStep): { rows: unknown[]; rowCount: number } {
+  request(step: PgStep): PgAnswer {
     this.#assertUsable();
-    const queued = this.#queue;
-    this.#queue = [];
-    const outcomes = this.#send([...queued.map((entry) => entry.step), step]);
-    const failed = outcomes.findIndex((outcome) => !outcome.ok);
-    if (failed >= 0) throw this.#fail(outcomes[failed] as PgOutcome & { ok: false }, queued[failed]?.scope ?? this.#depth);
-    return outcomes[outcomes.length - 1] as PgOutcome & { ok: true };
+    this.#queue.push({ step, scope: this.#depth });
+    return this.#flush();
   }
 
   /**
@@ -148,6 +146,24 @@ export class PgDatabase implements SqlDatabase {
     }
     this.#assertUsable();
     this.#queue.push({ step, scope: this.#depth });
+  }
+
+  /**
+   * Queues a read whose answer is wanted later: it travels with the next statement waited for (its answer kept), or,
+   * when the returned function is called before that, the queue is sent then. Outside a transaction it runs at once.
+   */
+  enqueueRead(step: PgStep): () => PgAnswer {
+    if (this.#depth === 0) {
+      const answer = this.request(step);
+      return () => answer;
+    }
+    this.#assertUsable();
+    let answer: PgAnswer | undefined;
+    this.#queue.push({ step, scope: this.#depth, answered: (given) => (answer = given) });
+    return () => {
+      if (answer === undefined) this.#assertUsable();
+      return answer ?? this.#flush();
+    };
   }
 
   close(): this {
@@ -166,6 +182,17 @@ export class PgDatabase implements SqlDatabase {
     // a statement after the loss would run on a new connection, outside the transaction its caller thinks it is in
     if (this.#transactionLost) throw new PgError('the PostgreSQL connection was lost in this transaction', 'PG_CONNECTION_LOST', true);
     if (this.#failure !== null) throw this.#failure.error;
+  }
+
+  /** Sends the queue and waits; returns the last statement's answer, or throws the first failure (see `#fail`). */
+  #flush(): PgAnswer {
+    const queued = this.#queue;
+    this.#queue = [];
+    const outcomes = this.#send(queued.map((entry) => entry.step));
+    const failed = outcomes.findIndex((outcome) => !outcome.ok);
+    if (failed >= 0) throw this.#fail(outcomes[failed] as PgOutcome & { ok: false }, queued[failed]?.scope ?? this.#depth);
+    queued.forEach((entry, index) => entry.answered?.(outcomes[index] as PgAnswer));
+    return outcomes[outcomes.length - 1] as PgAnswer;
   }
 
   #send(steps: PgStep[]): PgOutcome[] {

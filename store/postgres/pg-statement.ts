@@ -7,6 +7,7 @@ import type { TranslatedStatement } from './translate-placeholders.js';
 export interface PgStatementConnection {
   request(step: PgStep): { rows: unknown[]; rowCount: number };
   enqueue(step: PgStep): void;
+  enqueueRead(step: PgStep): () => { rows: unknown[]; rowCount: number };
 }
 
 /**
@@ -43,12 +44,11 @@ export class PgStatement {
   }
 
   all(...params: unknown[]): unknown[] {
-    const { rows } = this.#query(params);
-    return rows.map((row) => (this.#pluck ? (row as unknown[])[0] : row));
+    return this.#rows(this.#database.request(this.#step(params)).rows);
   }
 
   run(...params: unknown[]): SqlRunResult {
-    const { rowCount } = this.#query(params);
+    const { rowCount } = this.#database.request(this.#step(params));
     return { changes: rowCount, lastInsertRowid: 0 };
   }
 
@@ -57,9 +57,14 @@ export class PgStatement {
     this.#database.enqueue(this.#step(params));
   }
 
-  #query(params: unknown[]): { rows: unknown[]; rowCount: number } {
-    const answer = this.#database.request(this.#step(params));
-    return { rows: answer.rows.map(toBuffers), rowCount: answer.rowCount };
+  /** The rows `all` would give, read with the connection's next statement that is waited for (PgDatabase). */
+  queueAll(...params: unknown[]): () => unknown[] {
+    const answer = this.#database.enqueueRead(this.#step(params));
+    return () => this.#rows(answer().rows);
+  }
+
+  #rows(rows: unknown[]): unknown[] {
+    return rows.map((row) => (this.#pluck ? (toBuffers(row) as unknown[])[0] : toBuffers(row)));
   }
 
   #step(params: unknown[]): PgStep {

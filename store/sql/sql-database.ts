@@ -128,6 +128,27 @@ export function queuedRun<BindParameters extends unknown[]>(statement: SqlStatem
 }
 
 /**
+ * A read whose rows are wanted a little later, as a function returning a function that gives them. PostgreSQL's
+ * connection queues it inside a transaction and sends it with the next statement that waits for an answer (two reads
+ * for one round trip); asking for the rows before that sends it then. SQLite reads at once.
+ *
+ * @example
+ * const candidates = queuedAll(selectCandidates)(callId); // travels with the next statement
+ * const state = selectState.get(callId); // one round trip for both
+ * const rows = candidates();
+ */
+export function queuedAll<BindParameters extends unknown[], Result>(
+  statement: SqlStatement<BindParameters, Result>,
+): (...params: BindParameters) => () => Result[] {
+  const { queueAll } = statement as SqlStatement<BindParameters, Result> & { queueAll?: (...params: BindParameters) => () => Result[] };
+  if (typeof queueAll === 'function') return queueAll.bind(statement);
+  return (...params) => {
+    const rows = statement.all(...params);
+    return () => rows;
+  };
+}
+
+/**
  * A bound parameter with its type said, where PostgreSQL cannot infer one (`@since IS NULL` alone gives it none);
  * SQLite takes the parameter as it is.
  *

@@ -83,6 +83,31 @@ for (const engine of STORE_ENGINES) {
         expect(countRows('blob_lists')).toBe(distinctMessages);
       });
 
+      it('a long history seen first whole, then cut short and changed early, shares exactly its stored prefix', () => {
+        const store = workspace.open();
+        // 50 messages, longer than the lookup's window of a list's last cells; the same text three times in a row
+        const history = Array.from({ length: 50 }, (_, index) => ({
+          role: index % 2 === 0 ? 'user' : 'assistant',
+          content: `m${Math.max(3, index)}`,
+        }));
+        const write = (messages: unknown[], startedAt: number): unknown => {
+          const requestBody = { model: 'm', messages };
+          const { callId } = store.beginCall(sampleBeginInput({ sessionId: 'long', startedAt, requestBody, backendRequestBody: requestBody }));
+          return store.getCallBodies(callId)?.requestBody;
+        };
+        expect(write(history, 1)).toEqual({ model: 'm', messages: history });
+        // the first 47 messages and 3 new ones: 3 new cells, 3 new blobs
+        const extended = [...history.slice(0, 47), ...['x1', 'x2', 'x3'].map((content) => ({ role: 'user', content }))];
+        expect(write(extended, 2)).toEqual({ model: 'm', messages: extended });
+        // changed at message 6: the search for its stored prefix goes past the last cells; 44 new cells, 1 new blob
+        const changed = history.map((message, index) => (index === 6 ? { ...message, content: 'changed' } : message));
+        expect(write(changed, 3)).toEqual({ model: 'm', messages: changed });
+        store.close();
+        // distinct texts: m3..m49 per role (m3 as user and as assistant), then x1..x3 and 'changed'
+        expect(countRows('blobs')).toBe(48 + 3 + 1);
+        expect(countRows('blob_lists')).toBe(50 + 3 + 44);
+      });
+
       it('the response body and raw SSE stream read back as written', () => {
         const store = workspace.open();
         const responseStream = 'data: {"choices":[{"delta":{"content":"é"}}]}\r\n\r\n: keep-alive\n\ndata: [DONE]\n\n';

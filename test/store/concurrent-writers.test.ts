@@ -44,6 +44,29 @@ for (let index = 0; index < Number(countText); index++) {
 opened.close();
 `;
 
+/**
+ * One gateway's calls of its own session, whose bodies are every other writer's: the same system prompt, tools and
+ * growing history, written at once, so the writers store the same blobs and list cells at the same moment.
+ */
+const BODY_WRITER_SCRIPT = `
+const [path, writer, countText] = args;
+const opened = store.openStore({ path });
+const tools = [{ type: 'function', function: { name: 'run', description: 'runs a command '.repeat(40), parameters: {} } }];
+const messages = [{ role: 'system', content: 'Shared rules. '.repeat(100) }];
+await ready();
+for (let index = 0; index < Number(countText); index++) {
+  messages.push({ role: 'user', content: 'turn ' + index });
+  const requestBody = { model: 'm', messages, tools };
+  const { callId } = opened.beginCall({
+    sessionId: 'bodies-' + writer, frontDoor: 'openai-chat', path: '/v1/chat/completions', requestedModel: 'm', backendModel: 'm',
+    stream: true, samplingParams: {}, metadata: {}, startedAt: index, policyVersion: null, requestBody, backendRequestBody: requestBody,
+  });
+  console.log(JSON.stringify({ callId, messages: messages.length }));
+  messages.push({ role: 'assistant', content: 'answer ' + index });
+}
+opened.close();
+`;
+
 const GROUPS = 24;
 
 /** One gateway ending its own rollout of each group, all groups in turn: it prints the groups whose end it completed. */
@@ -93,6 +116,32 @@ for (const engine of STORE_ENGINES) {
       const cold = workspace.open({ readonly: true });
       expect(bySeq.map((call) => ids(cold.getCall(call.callId)))).toEqual(bySeq.map((call) => [call.prompt, call.completion]));
       expect(store.getSession('shared')).toMatchObject({ callCount: WRITERS * CALLS_PER_WRITER, statusCounts: { ok: WRITERS * CALLS_PER_WRITER } });
+    });
+
+    it('gateway processes storing the same bodies at once each read theirs back whole, and every blob and list cell is stored once', async () => {
+      workspace.open().close();
+      const results = await runStoreProcesses(
+        workspace.dir,
+        BODY_WRITER_SCRIPT,
+        Array.from({ length: WRITERS }, (_, writer) => [workspace.databasePath, String(writer), String(CALLS_PER_WRITER)]),
+      );
+      expect(results.map((result) => [result.code, result.stderr])).toEqual(results.map(() => [0, '']));
+      const written = results.flatMap((result) => outputLines<{ callId: string; messages: number }>(result));
+      expect(written).toHaveLength(WRITERS * CALLS_PER_WRITER);
+      const store = workspace.open({ readonly: true });
+      for (const { callId, messages } of written) {
+        const body = store.getCallBodies(callId)?.requestBody as { messages: Array<{ content: string }>; tools: unknown[] };
+        expect(body.messages.map((message) => message.content.slice(0, 14))).toEqual([
+          'Shared rules. ',
+          ...Array.from({ length: messages - 1 }, (_, index) => (index % 2 === 0 ? `turn ${index / 2}` : `answer ${(index - 1) / 2}`)),
+        ]);
+        expect(body.tools).toHaveLength(1);
+      }
+      const rows = (table: string): number =>
+        workspace.inspect((database) => (database.prepare(`SELECT count(*) AS count FROM ${table}`).get() as { count: number }).count);
+      // the system prompt, the tools, each turn and each answer but the last; one cell per prefix of the longest history
+      expect(rows('blobs')).toBe(2 + CALLS_PER_WRITER + (CALLS_PER_WRITER - 1));
+      expect(rows('blob_lists')).toBe(1 + CALLS_PER_WRITER + (CALLS_PER_WRITER - 1));
     });
 
     it('gateway processes ending the rollouts of the same groups at once complete each group exactly once, when its last rollout ends', async () => {
