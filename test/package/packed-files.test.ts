@@ -65,6 +65,17 @@ describe('the npm tarball (issue 14: it shipped bench and example code nobody im
     expect(missing).toEqual([]);
   });
 
+  it("ships the viewer's built pages (index.html and its hashed assets), and not the docs' screenshots", () => {
+    expect(paths).toContain('dist/ui/index.html');
+    const assets = [...paths].filter((path) => path.startsWith('dist/ui/assets/'));
+    expect(assets.some((path) => path.endsWith('.js'))).toBe(true);
+    expect(assets.some((path) => path.endsWith('.css'))).toBe(true);
+    // every asset the page names is in the package (a stale build would name others)
+    const index = readFileSync(`${ROOT}dist/ui/index.html`, 'utf8');
+    for (const match of index.matchAll(/(?:src|href)="\.?\/?(assets\/[^"]+)"/g)) expect(paths).toContain(`dist/ui/${match[1]!}`);
+    expect([...paths].filter((path) => path.startsWith('docs/screenshots/'))).toEqual([]);
+  });
+
   it(`stays under ${MAX_PACKED_BYTES.toLocaleString('en')} bytes packed`, () => {
     expect(packed.size).toBeLessThan(MAX_PACKED_BYTES);
   });
