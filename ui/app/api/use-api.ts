@@ -16,11 +16,20 @@ export interface ApiState<T> {
 /** Bumped by the app: `changes` on each store change (debounced), `auth` after a token was entered. */
 export const RefreshContext = createContext({ changes: 0, auth: 0 });
 
-export function useApi<T>(path: string | null, options: { live?: boolean } = {}): ApiState<T> {
+export interface UseApiOptions {
+  /** refetch on each store change */
+  live?: boolean;
+  /** refetch when this changes (a page's own refresh button) */
+  reload?: number;
+}
+
+export function useApi<T>(path: string | null, options: UseApiOptions = {}): ApiState<T> {
   const refresh = useContext(RefreshContext);
   const [state, setState] = useState<ApiState<T>>({ data: null, error: null, loading: path !== null });
   const lastPath = useRef<string | null>(null);
-  const liveTick = options.live ? refresh.changes : 0;
+  // the store changes this data has followed: frozen while not live, so turning live off refetches nothing
+  const liveTick = useRef(refresh.changes);
+  if (options.live) liveTick.current = refresh.changes;
 
   useEffect(() => {
     if (path === null) return;
@@ -40,7 +49,7 @@ export function useApi<T>(path: string | null, options: { live?: boolean } = {})
       },
     );
     return () => controller.abort();
-  }, [path, liveTick, refresh.auth]);
+  }, [path, liveTick.current, refresh.auth, options.reload ?? 0]);
 
   return state;
 }

@@ -1,7 +1,8 @@
 /** #/overview — the dataset's figures (`tokentap stats --json`) as plots. */
+import { useContext, useState } from 'preact/hooks';
 import type { StatsResponse } from '../../viewer-api.js';
 import { apiPath } from '../api/api-client.js';
-import { useApi } from '../api/use-api.js';
+import { RefreshContext, useApi } from '../api/use-api.js';
 import { BarList, Histogram } from '../components/plots.js';
 import { EmptyState, ErrorBanner, Loading } from '../components/status-views.js';
 import { formatCount, formatScore } from '../logic/format.js';
@@ -17,8 +18,24 @@ function number(value: unknown): number | null {
 }
 
 export function OverviewPage() {
-  const state = useApi<StatsResponse>(apiPath('/stats'), { live: true });
+  // the figures run the export's pipeline over the whole store: refetched when asked, not on every store change
+  const [reload, setReload] = useState(0);
+  const refresh = useContext(RefreshContext);
+  const [loadedAt, setLoadedAt] = useState(refresh.changes);
+  const state = useApi<StatsResponse>(apiPath('/stats'), { reload });
   const stats = state.data;
+  const refreshButton = (
+    <button
+      type="button"
+      data-testid="overview-refresh"
+      onClick={() => {
+        setLoadedAt(refresh.changes);
+        setReload(reload + 1);
+      }}
+    >
+      {state.loading ? 'computing…' : refresh.changes !== loadedAt ? 'the store changed: refresh' : 'refresh'}
+    </button>
+  );
   if (stats === null) return state.error ? <ErrorBanner error={state.error} /> : <Loading what="the dataset's figures" />;
   const summary = stats.summary;
   const samples = number(summary.samples) ?? 0;
@@ -34,6 +51,7 @@ export function OverviewPage() {
       {state.error ? <ErrorBanner error={state.error} /> : null}
       <div class="tt-page-head">
         <h1>Overview</h1>
+        {refreshButton}
       </div>
       <dl class="tt-facts" data-testid="overview-summary">
         <dt>sessions</dt>

@@ -15,9 +15,13 @@ import { formatCount, formatCounts, formatScore, formatTime } from '../logic/for
 import { groupHref } from '../logic/route.js';
 
 export function SessionPage({ sessionId }: { sessionId: string }) {
-  const state = useApi<SessionDetail>(apiPath(`/sessions/${encodeURIComponent(sessionId)}`), { live: true });
+  const [live, setLive] = useState(true);
+  const state = useApi<SessionDetail>(apiPath(`/sessions/${encodeURIComponent(sessionId)}`), { live });
   const [selectedCall, setSelectedCall] = useState<string | null>(null);
   const detail = state.data;
+  // a session still recording is refetched on each store change; a finished one is not (each refetch reconstructs it)
+  const recording = detail === null || detail.session.status === 'open' || detail.calls.some((call) => call.status === 'in_progress');
+  if (recording !== live) setLive(recording);
   if (detail === null) return state.error ? <ErrorBanner error={state.error} /> : <Loading what="the session" />;
   const { session } = detail;
   return (
