@@ -14,7 +14,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 
 /**
@@ -70,7 +70,7 @@ export interface BrowserForTests {
 
 /** Launches Chromium before the file's tests and closes it after them. */
 export function useBrowser(): BrowserForTests {
-  const state = { browser: null as Browser | null, contexts: [] as BrowserContext[] };
+  const state = { browser: null as Browser | null };
   beforeAll(async () => {
     if (browserSkipped()) return;
     state.browser = await launchChromium();
