@@ -124,6 +124,8 @@ async function measure(
     const page = await context.newPage();
     await page.addInitScript(FIRST_SCREEN_PROBE);
     await page.goto(pageUrl);
+    // a page that never shows a token fails the bench here instead of hanging it
+    await page.locator('[data-pos]').first().waitFor({ state: 'attached', timeout: 30_000 });
     const screen = (await page.evaluate('window.__ttFirstScreen')) as { paintedAt: number; rendered: number };
     const resource = (await page.evaluate(
       `performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/samples/')).map((entry) => ({ ms: entry.responseEnd - entry.startTime, end: entry.responseEnd, bytes: entry.encodedBodySize }))[0] ?? null`,
