@@ -34,7 +34,7 @@ export class SessionDriftCache {
   }
 
   of(session: SessionRow): SessionDrift {
-    const key = `${session.id}\u0000${session.callCount}\u0000${session.lastCallAt}\u0000${JSON.stringify(session.statusCounts)}`;
+    const key = cacheKey(session);
     const known = this.#entries.get(key);
     if (known !== undefined) return known;
     const drift = summarizeDrift(this.report(session.id));
@@ -53,10 +53,14 @@ export class SessionDriftCache {
   /** remembers what a reconstruction made elsewhere (the session page reconstructs anyway) */
   remember(session: SessionRow, report: SessionReconstruction): SessionDrift {
     const drift = summarizeDrift(report);
-    const key = `${session.id}\u0000${session.callCount}\u0000${session.lastCallAt}\u0000${JSON.stringify(session.statusCounts)}`;
-    this.#entries.set(key, drift);
+    this.#entries.set(cacheKey(session), drift);
     return drift;
   }
+}
+
+/** What a session's reconstruction depends on, as far as its row tells: another call, a newer one, a call that ended. */
+function cacheKey(session: SessionRow): string {
+  return `${session.id}\u0000${session.callCount}\u0000${session.lastCallAt}\u0000${JSON.stringify(session.statusCounts)}`;
 }
 
 function summarizeDrift(report: SessionReconstruction): SessionDrift {
