@@ -5,6 +5,7 @@ import { SseDecoder } from '../../../core/sse/sse-decoder.js';
 import type { ViewerSummary } from '../../../ui/viewer-api.js';
 import { recordViewerFixture, type ViewerFixture } from '../../helpers/record-viewer-fixture.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
+import { qwen3TokenizerDir } from '../../../model-format/tokenizer/load-hf-tokenizer.js';
 
 const ADMIN_TOKEN = 'viewer-test-admin-token-0123456789';
 
@@ -109,6 +110,33 @@ describe('tokentap serve --ui: who may read', () => {
         expect((await off.app.inject({ method: 'GET', url: '/ui/api/summary' })).statusCode).toBe(404);
       } finally {
         await off.close();
+      }
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it("decodes token texts with --model-dir's tokenizer, and without one (or with a folder that has none) shows ids", async () => {
+    const temp = makeTempDir('tokentap-viewer-model-dir-');
+    try {
+      for (const [modelDir, tokenText] of [
+        [qwen3TokenizerDir(), true],
+        [temp.path, false],
+        [undefined, false],
+      ] as const) {
+        const gateway = createGateway({
+          backendUrl: 'http://127.0.0.1:9',
+          db: temp.file(`${String(tokenText)}-${modelDir === undefined ? 'none' : 'dir'}.db`),
+          ui: true,
+          logLevel: 'silent',
+          ...(modelDir === undefined ? {} : { modelDir }),
+        });
+        try {
+          const summary = (await gateway.app.inject({ method: 'GET', url: '/ui/api/summary' })).json() as ViewerSummary;
+          expect(summary.tokenText, String(modelDir)).toBe(tokenText);
+        } finally {
+          await gateway.close();
+        }
       }
     } finally {
       temp.remove();
