@@ -79,6 +79,7 @@ function Page({ route, summary }: { route: Route; summary: ViewerSummary | null 
           sessionId={route.sessionId}
           strategy={route.strategy}
           index={route.index}
+          at={route.at ?? null}
         />
       );
     case 'groups':

@@ -27,6 +27,12 @@ describe('parseRoute', () => {
     expect(routeHash(route)).toBe('#/?status=failed&drift=retokenized');
     expect(routeHash({ page: 'sample', sessionId: 'a/b', strategy: 'merge', index: 0 })).toBe('#/sessions/a%2Fb/samples/merge/0');
   });
+
+  it('reads and writes the token a sample page opens at', () => {
+    expect(parseRoute('#/sessions/s/samples/merge/1?at=273')).toEqual({ page: 'sample', sessionId: 's', strategy: 'merge', index: 1, at: 273 });
+    expect(parseRoute('#/sessions/s/samples/merge/1?at=-4')).toEqual({ page: 'sample', sessionId: 's', strategy: 'merge', index: 1 });
+    expect(routeHash({ page: 'sample', sessionId: 's', strategy: 'per-call', index: 2, at: 5 })).toBe('#/sessions/s/samples/per-call/2?at=5');
+  });
 });
 
 describe('session filters', () => {

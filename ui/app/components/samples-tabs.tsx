@@ -75,7 +75,8 @@ export function SamplesTabs({ sessionId, samples }: { sessionId: string; samples
                 <ul class="tt-break-list" data-testid="sample-breaks">
                   {sample.breaks.map((item, index) => (
                     <li key={index}>
-                      <span class="tt-drift">{item.kind}</span> at token {formatCount(item.position)}: {item.summary}
+                      <span class="tt-drift">{item.kind}</span> at token{' '}
+                      <a href={sampleHref(sessionId, sample.strategy, sample.index, item.position)}>{formatCount(item.position)}</a>: {item.summary}
                     </li>
                   ))}
                 </ul>

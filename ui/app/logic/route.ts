@@ -4,7 +4,8 @@ import type { StrategyName } from '../../viewer-api.js';
 export type Route =
   | { page: 'sessions'; query: URLSearchParams }
   | { page: 'session'; sessionId: string }
-  | { page: 'sample'; sessionId: string; strategy: StrategyName; index: number }
+  /** `at`: a token to jump to on opening (`?at=273`) */
+  | { page: 'sample'; sessionId: string; strategy: StrategyName; index: number; at?: number }
   | { page: 'groups' }
   | { page: 'group'; groupId: string }
   | { page: 'overview' }
@@ -34,8 +35,9 @@ export function parseRoute(hash: string): Route {
   if (first === 'sessions' && second !== undefined && segments.length === 2) return { page: 'session', sessionId: second };
   if (first === 'sessions' && second !== undefined && third === 'samples' && segments.length === 5) {
     const index = Number(fifth);
+    const at = Number(query.get('at') ?? NaN);
     if ((fourth === 'merge' || fourth === 'per-call') && Number.isInteger(index) && index >= 0)
-      return { page: 'sample', sessionId: second, strategy: fourth, index };
+      return { page: 'sample', sessionId: second, strategy: fourth, index, ...(Number.isInteger(at) && at >= 0 ? { at } : {}) };
   }
   if (first === 'groups' && segments.length === 1) return { page: 'groups' };
   if (first === 'groups' && second !== undefined && segments.length === 2) return { page: 'group', groupId: second };
@@ -53,7 +55,7 @@ export function routeHash(route: Route): string {
     case 'session':
       return `#/sessions/${encodeURIComponent(route.sessionId)}`;
     case 'sample':
-      return `#/sessions/${encodeURIComponent(route.sessionId)}/samples/${route.strategy}/${route.index}`;
+      return `#/sessions/${encodeURIComponent(route.sessionId)}/samples/${route.strategy}/${route.index}${route.at === undefined ? '' : `?at=${route.at}`}`;
     case 'groups':
       return '#/groups';
     case 'group':
@@ -66,6 +68,6 @@ export function routeHash(route: Route): string {
 }
 
 export const sessionHref = (sessionId: string): string => routeHash({ page: 'session', sessionId });
-export const sampleHref = (sessionId: string, strategy: StrategyName, index: number): string =>
-  routeHash({ page: 'sample', sessionId, strategy, index });
+export const sampleHref = (sessionId: string, strategy: StrategyName, index: number, at?: number): string =>
+  routeHash({ page: 'sample', sessionId, strategy, index, ...(at === undefined ? {} : { at }) });
 export const groupHref = (groupId: string): string => routeHash({ page: 'group', groupId });

@@ -64,7 +64,8 @@ export function GroupPage({ groupId }: { groupId: string }) {
                   ) : (
                     <>
                       <div>
-                        leaves the prefix at token <a href={sampleHref(rollout.session.id, 'merge', 0)}>{formatCount(rollout.divergesAt)}</a>
+                        leaves the prefix at token{' '}
+                        <a href={sampleHref(rollout.session.id, 'merge', 0, rollout.divergesAt)}>{formatCount(rollout.divergesAt)}</a>
                       </div>
                       {rollout.divergence === null ? null : (
                         <pre class="tt-excerpt">

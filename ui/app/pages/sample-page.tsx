@@ -8,7 +8,8 @@
  *   `token-legend`, `policy-legend`, `break-panel` (each break a `break-diff` with data-kind and data-position;
  *   the first differing id of each side has data-differs="true"), `jump-status`.
  * - Controls: `mode-mask`, `mode-logprob` (buttons, aria-pressed), `logprob-threshold` (number input),
- *   `prev-low`, `next-low`, `prev-break`, `next-break` (buttons); keys ←/→, n/N, b/B.
+ *   `prev-low`, `next-low`, `prev-break`, `next-break` (buttons); keys ←/→, n/N, b/B. `?at=N` in the hash opens
+ *   the page jumped to token N.
  * - Every rendered token is `span.tt-tok` with `data-pos` (its index in the sample) and `data-mask` (0 or 1);
  *   a token where a chain break falls has `data-break` (the drift kind); the highlighted (jumped-to) token has
  *   class `tt-hl`; a call's first token has class `tt-call-start`, after a `.tt-call-label` with data-call-seq.
@@ -43,7 +44,7 @@ function firstTokenOnScreen(): number {
   return 0;
 }
 
-export function SamplePage({ sessionId, strategy, index }: { sessionId: string; strategy: StrategyName; index: number }) {
+export function SamplePage({ sessionId, strategy, index, at }: { sessionId: string; strategy: StrategyName; index: number; at: number | null }) {
   const state = useApi<SampleTokens>(apiPath(`/sessions/${encodeURIComponent(sessionId)}/samples/${strategy}/${index}`));
   return (
     <section class="tt-page tt-sample-page" data-testid="sample-page" data-strategy={strategy} data-index={index}>
@@ -60,12 +61,12 @@ export function SamplePage({ sessionId, strategy, index }: { sessionId: string; 
         </span>
       </div>
       {state.error ? <ErrorBanner error={state.error} /> : null}
-      {state.data === null ? state.loading ? <Loading what="the sample's tokens" /> : null : <SampleView sample={state.data} />}
+      {state.data === null ? state.loading ? <Loading what="the sample's tokens" /> : null : <SampleView sample={state.data} at={at} />}
     </section>
   );
 }
 
-function SampleView({ sample }: { sample: SampleTokens }) {
+function SampleView({ sample, at }: { sample: SampleTokens; at: number | null }) {
   const [mode, setMode] = useState<ColourMode>('mask');
   const [thresholdText, setThresholdText] = useState(String(DEFAULT_THRESHOLD));
   const [cursor, setCursor] = useState<number | null>(null);
@@ -96,6 +97,11 @@ function SampleView({ sample }: { sample: SampleTokens }) {
       goTo(next);
     }
   };
+
+  // opened at a token (`?at=`: a break, where a rollout leaves its group's prefix)
+  useEffect(() => {
+    if (at !== null && total > 0) goTo(Math.min(at, total - 1));
+  }, [at, total]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent): void => {
