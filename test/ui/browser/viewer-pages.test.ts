@@ -86,6 +86,27 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
     expect(page.errors).toEqual([]);
   });
 
+  it("in logprob mode a trained token is redder the lower the store's logprob for it; context keeps its colour", async () => {
+    const sample = merge(fixture.sessions.tools).samples[0]!;
+    const page = await open(`#/sessions/${fixture.sessions.tools}/samples/merge/0`);
+    await expect.poll(() => page.getByTestId('token-count').textContent(), POLL).toBe(String(sample.tokens.length));
+    await page.getByTestId('mode-logprob').click();
+    await expect.poll(() => page.getByTestId('mode-logprob').getAttribute('aria-pressed'), POLL).toBe('true');
+    const trained = await page
+      .locator('[data-mask="1"]')
+      .evaluateAll((elements: any[]) =>
+        elements.map((element) => [Number(element.dataset.pos), (globalThis as any).getComputedStyle(element).backgroundColor] as [number, string]),
+      );
+    const byLogprob = trained.map(([position, colour]) => ({ logprob: sample.logprobs[position]!, redness: redness(colour) }));
+    byLogprob.sort((a, b) => a.logprob - b.logprob);
+    const [surest, leastSure] = [byLogprob.at(-1)!, byLogprob[0]!];
+    expect(surest.logprob - leastSure.logprob).toBeGreaterThan(1);
+    expect(leastSure.redness).toBeGreaterThan(surest.redness);
+    const contextColour = await page.evaluate(resolvedCustomColour, '--tt-context');
+    expect(await page.locator('[data-mask="0"]').first().evaluate(backgroundColour)).toBe(contextColour);
+    expect(page.errors).toEqual([]);
+  });
+
   it('a chain break is marked at the token where its diagnostic puts it, with both sides shown', async () => {
     const report = merge(fixture.sessions.edited);
     expect(report.samples).toHaveLength(2);
@@ -157,6 +178,12 @@ function resolvedCustomColour(name: string): string {
   const colour = (globalThis as any).getComputedStyle(probe).backgroundColor as string;
   probe.remove();
   return colour;
+}
+
+/** How much redder than green an `rgb(r, g, b)` colour is. */
+function redness(colour: string): number {
+  const [red, green] = (colour.match(/\d+(\.\d+)?/g) ?? []).map(Number);
+  return (red ?? 0) - (green ?? 0);
 }
 
 /** In the page: an element's computed background colour. */
