@@ -23,6 +23,7 @@ import type { SampleTokens, StrategyName } from '../../viewer-api.js';
 import { apiPath } from '../api/api-client.js';
 import { useApi } from '../api/use-api.js';
 import { BreakPanel, TokenInspector, TokenLegend } from '../components/sample-panels.js';
+import { SampleToolbar } from '../components/sample-toolbar.js';
 import { ErrorBanner, Loading } from '../components/status-views.js';
 import type { ColourMode, TokenMarks } from '../components/token-chunk.js';
 import { TokenScroller } from '../components/token-scroller.js';
@@ -150,54 +151,17 @@ function SampleView({ sample, at }: { sample: SampleTokens; at: number | null })
           </>
         ) : null}
       </dl>
-      <div class="tt-toolbar" data-testid="token-toolbar">
-        <span class="tt-segmented" role="group" aria-label="colour by">
-          <button type="button" aria-pressed={mode === 'mask'} data-testid="mode-mask" onClick={() => setMode('mask')}>
-            loss mask
-          </button>
-          <button type="button" aria-pressed={mode === 'logprob'} data-testid="mode-logprob" onClick={() => setMode('logprob')}>
-            logprob heat
-          </button>
-        </span>
-        <label>
-          logprob &lt;{' '}
-          <input
-            type="number"
-            step="0.5"
-            value={thresholdText}
-            data-testid="logprob-threshold"
-            onInput={(event) => setThresholdText(event.currentTarget.value)}
-          />
-        </label>
-        <button type="button" data-testid="prev-low" onClick={() => step(lowPositions, -1, 'low-logprob token')} title="N">
-          ‹ low
-        </button>
-        <button type="button" data-testid="next-low" onClick={() => step(lowPositions, 1, 'low-logprob token')} title="n">
-          low ›
-        </button>
-        <span class="tt-muted">{formatCount(lowPositions.length)} below</span>
-        <button
-          type="button"
-          data-testid="prev-break"
-          onClick={() => step(breakPositions, -1, 'break')}
-          disabled={breakPositions.length === 0}
-          title="B"
-        >
-          ‹ break
-        </button>
-        <button
-          type="button"
-          data-testid="next-break"
-          onClick={() => step(breakPositions, 1, 'break')}
-          disabled={breakPositions.length === 0}
-          title="b"
-        >
-          break ›
-        </button>
-        <span class="tt-jump-status" data-testid="jump-status" aria-live="polite">
-          {jumpStatus}
-        </span>
-      </div>
+      <SampleToolbar
+        mode={mode}
+        onMode={setMode}
+        threshold={thresholdText}
+        onThreshold={setThresholdText}
+        lowCount={lowPositions.length}
+        breakCount={breakPositions.length}
+        onLow={(direction) => step(lowPositions, direction, 'low-logprob token')}
+        onBreak={(direction) => step(breakPositions, direction, 'break')}
+        status={jumpStatus}
+      />
       <TokenLegend mode={mode} palette={marks.palette} />
       <TokenInspector sample={sample} position={hover ?? cursor} />
       {total === 0 ? (
