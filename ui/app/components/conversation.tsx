@@ -3,7 +3,14 @@ import type { ConversationMessage } from '../../viewer-api.js';
 import { prettyJson } from '../logic/fold-text.js';
 import { FoldedText } from './folded-text.js';
 
-export function Conversation({ messages, testId = 'conversation' }: { messages: readonly ConversationMessage[]; testId?: string }) {
+export interface ConversationProps {
+  messages: readonly ConversationMessage[];
+  /** each call's seq, to say which call first carried a message */
+  callSeqs?: ReadonlyMap<string, number>;
+  testId?: string;
+}
+
+export function Conversation({ messages, callSeqs, testId = 'conversation' }: ConversationProps) {
   if (messages.length === 0) return <p class="tt-muted">No messages.</p>;
   return (
     <ol class="tt-conversation" data-testid={testId}>
@@ -18,6 +25,11 @@ export function Conversation({ messages, testId = 'conversation' }: { messages: 
           <div class="tt-message-head">
             <span class="tt-role">{message.role}</span>
             {message.fromResponse ? <span class="tt-tag">reply</span> : null}
+            {callSeqs?.has(message.callId) ? (
+              <span class="tt-muted tt-small" title={message.callId}>
+                {message.fromResponse ? 'from' : 'sent in'} call #{callSeqs.get(message.callId)}
+              </span>
+            ) : null}
             {message.toolCallId !== null ? <span class="tt-tag">answers {message.toolCallId}</span> : null}
             {message.isError ? <span class="tt-tag tt-tag-error">error</span> : null}
           </div>

@@ -73,7 +73,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <div class="tt-columns">
         <div class="tt-column">
           <h2>Conversation</h2>
-          <Conversation messages={detail.conversation} />
+          <Conversation messages={detail.conversation} callSeqs={new Map(detail.calls.map((call) => [call.id, call.seq]))} />
         </div>
         <div class="tt-column">
           <h2>Samples</h2>
