@@ -20,7 +20,7 @@ export function CallsTimeline(props: { calls: readonly CallTimelineItem[]; selec
             <th class="tt-num">completion</th>
             <th class="tt-num">first token</th>
             <th class="tt-num">duration</th>
-            <th>flags</th>
+            <th title="how the completion ended, and the call's flags">finish · flags</th>
             <th>replica</th>
             <th>policy</th>
             <th class="tt-num">reward</th>
