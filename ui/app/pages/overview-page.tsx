@@ -56,7 +56,7 @@ export function OverviewPage() {
       <dl class="tt-facts" data-testid="overview-summary">
         <dt>sessions</dt>
         <dd>{formatCount(number(summary.sessions))}</dd>
-        <dt>groups</dt>
+        <dt title="as the export groups rollouts: a session without a group is a group of its own">export groups</dt>
         <dd>{formatCount(number(summary.groups))}</dd>
         <dt>samples</dt>
         <dd data-testid="overview-samples">{formatCount(samples)}</dd>
