@@ -23,6 +23,7 @@ export function formatDatasetStats(stats: DatasetStats): string {
     `statuses: ${formatCounts(stats.statuses)}`,
     `faithful: ${stats.faithful.faithful}  not faithful: ${stats.faithful.notFaithful}`,
     `policy versions (samples): ${formatCounts(stats.policyVersions)}${stats.unversionedSamples > 0 ? `  unversioned ${stats.unversionedSamples}` : ''}`,
+    `policy versions (trained tokens): ${formatCounts(stats.policyVersionTokens)}${stats.unversionedTokens > 0 ? `  unversioned ${stats.unversionedTokens}` : ''}`,
   ];
   if (stats.rewards === null) lines.push(`rewards: none (${stats.unrewardedRollouts} rollouts without)`);
   else {

@@ -102,6 +102,8 @@ describe('computeDatasetStats on recorded rollouts', () => {
     expect(text).toContain('samples 7  rollouts 6  groups 3  sessions 6');
     expect(text).toContain('dropped: status_failed 1');
     expect(text).toContain('policy versions (samples): v1 4, v2 3');
+    const { policyVersionTokens } = computeDatasetStats(store, {});
+    expect(text).toContain(`policy versions (trained tokens): v1 ${policyVersionTokens.v1}, v2 ${policyVersionTokens.v2}\n`);
     expect(text).toMatch(/rewards \(6 rollouts, 0 without\): min 0 {2}mean 0\.5417 {2}max 1/);
     expect(text).toMatch(/tokens per sample:\n {2}128-255 +#+ +7\n/);
   });
