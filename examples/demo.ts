@@ -87,7 +87,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<{ reward: numb
     await sim.close();
     rmSync(workdir, { recursive: true, force: true });
     print(
-      `\ninspect it yourself:\n  npx tokentap sessions --db ${db}\n  npx tokentap show ${SESSION} --db ${db}\n  npx tokentap export --db ${db} --format slime --out demo.slime.jsonl`,
+      `\ninspect it yourself:\n  npx tokentap sessions --db ${db}\n  npx tokentap show ${SESSION} --db ${db}\n  npx tokentap export --db ${db} --format slime --out demo.slime.jsonl\n  npx tokentap ui --db ${db} --tokenizer qwen3   # the same in the browser, token by token`,
     );
   }
 }
