@@ -16,7 +16,7 @@ export interface ExportRowsOptions extends ExportSelection {
  * The one export pass: the rows of an export in a trainer's format, as `tokentap export` writes them to a file and
  * the pull API sends them (group-contiguous, advantages and loss weights over each group's exported rollouts). A
  * sample the format cannot hold (the adapter's skip) is counted in `summary.dropped` under the adapter's reason and
- * yields nothing; every other sample is counted once, as its row is made. Lazy: one unit in memory at a time.
+ * yields nothing; every other sample is counted once, as its row is made. Lazy: one unit's samples in memory at a time.
  *
  * @example
  * const summary = createExportSummary();

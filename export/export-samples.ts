@@ -4,21 +4,15 @@ import type { TrainerAdapter } from '../trainer-adapters/trainer-adapter.js';
 import { createSampleFilter, DEFAULT_EXPORT_STATUSES, trainedPolicyVersions } from './create-sample-filter.js';
 import type { ExportSelection, ExportSummary } from './export-options.js';
 import { countReason, countSample, createExportSummary } from './export-summary.js';
-import {
-  exportUnit,
-  exportWeighedStatuses,
-  type ExportedRollout,
-  type ExportUnitOptions,
-  type ExportUnitSource,
-  type KeptSample,
-} from './export-unit.js';
+import { exportUnit, exportWeighedStatuses, type ExportedRollout, type ExportUnitOptions, type KeptSample } from './export-unit.js';
+import { readAheadUnits, type ReadAheadSource } from './read-ahead-units.js';
 import { selectExportUnits, type UnitSelectionSource } from './select-export-units.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 
 export { createExportSummary } from './export-summary.js';
 
-/** Everything an export reads from a store (a Store, or a fake with these methods). */
-export type ExportSource = UnitSelectionSource & ExportUnitSource & Pick<Store, 'listPolicyVersions'>;
+/** Everything an export reads from a store (a Store, or a fake with these methods; the batched reads are optional). */
+export type ExportSource = UnitSelectionSource & ReadAheadSource & Pick<Store, 'listPolicyVersions'>;
 
 export interface ExportSamplesOptions extends ExportSelection {
   /** only these complete groups (the pull API), in this order; otherwise every unit that passes the rollout-level filters */
@@ -36,7 +30,8 @@ export interface ExportSamplesOptions extends ExportSelection {
 /**
  * Streams the samples of an export (docs/export.md, "Selection and filters", "Advantages and loss weights"): unit
  * by unit (a group, or a session in no group), oldest first; the samples of a unit together, rollouts in group
- * order, samples in chain order. Memory holds one unit, whatever the store holds. Counts go to `options.summary`
+ * order, samples in chain order. Memory holds one unit's samples and a read-ahead of sessions' calls
+ * (read-ahead-units.ts), whatever the store holds. Counts go to `options.summary`
  * as samples are handed out. Each `item.sample` is reconstruction's, weighed over the kept samples of its rollout.
  *
  * @example
@@ -99,8 +94,8 @@ function* streamUnits(
   for (const [reason, count] of Object.entries(skipped)) countReason(summary.dropped, reason, count);
   const position = { index: 0, groupIndex: 0, rolloutIndex: 0 };
   let sessionsDone = 0;
-  for (const unit of units) {
-    const rollouts = exportUnit(store, unit, unitOptions);
+  for (const { unit, source } of readAheadUnits(store, units)) {
+    const rollouts = exportUnit(source, unit, unitOptions);
     if (rollouts.length > 0) {
       summary.groups += 1;
       yield* unitSamples(unit.key, rollouts, position, summary);

@@ -1,12 +1,13 @@
-import type { ExportUnitsFilter, Store } from '../store/index.js';
+import type { ExportUnitsFilter, RolloutRow, Store } from '../store/index.js';
 import type { ExportFilters } from './export-options.js';
 import { ROLLOUT_FILTER_REASONS } from './select-rollouts.js';
 import type { ExportUnit } from './export-unit-shape.js';
 
 export type { ExportUnit } from './export-unit-shape.js';
 
-/** What unit selection reads from a store. */
-export type UnitSelectionSource = Pick<Store, 'listExportUnits' | 'countExportSessions' | 'getGroup' | 'getRollout'>;
+/** What unit selection reads from a store; `getRollouts`, where there, reads a page's rollouts in one statement. */
+export type UnitSelectionSource = Pick<Store, 'listExportUnits' | 'countExportSessions' | 'getGroup' | 'getRollout'> &
+  Partial<Pick<Store, 'getRollouts'>>;
 
 export interface SelectExportUnitsOptions {
   filters?: ExportFilters;
@@ -72,13 +73,17 @@ function* pagedUnits(store: UnitSelectionSource, filter: ExportUnitsFilter, page
   let afterPosition = 0;
   for (;;) {
     const page = store.listExportUnits({ ...filter, limit: pageSize, afterPosition });
+    const solo = rolloutsOf(
+      store,
+      page.flatMap((head) => (head.groupId === null ? [head.sessionId] : [])),
+    );
     for (const head of page) {
       if (head.groupId !== null) {
         const unit = groupUnit(store, head.groupId);
         if (unit !== null) yield unit;
       } else {
-        const rollout = store.getRollout(head.sessionId);
-        if (rollout !== null) yield { key: rollout.id, groupId: null, rollouts: [rollout] };
+        const rollout = solo.get(head.sessionId);
+        if (rollout !== undefined) yield { key: rollout.id, groupId: null, rollouts: [rollout] };
       }
       afterPosition = head.position;
     }
@@ -101,8 +106,19 @@ function namedGroups(store: UnitSelectionSource, groupIds: readonly string[]): E
 function groupUnit(store: UnitSelectionSource, groupId: string): ExportUnit | null {
   const group = store.getGroup(groupId);
   if (group === null) return null;
-  const rollouts = group.sessions.flatMap((session) => store.getRollout(session.id) ?? []);
+  const byId = rolloutsOf(
+    store,
+    group.sessions.map((session) => session.id),
+  );
+  const rollouts = group.sessions.flatMap((session) => byId.get(session.id) ?? []);
   return { key: groupId, groupId, rollouts };
+}
+
+/** The sessions' rollouts by id, in one statement where the store reads several at once. */
+function rolloutsOf(store: UnitSelectionSource, sessionIds: readonly string[]): Map<string, RolloutRow> {
+  if (sessionIds.length === 0) return new Map();
+  const rollouts = store.getRollouts?.(sessionIds) ?? sessionIds.flatMap((sessionId) => store.getRollout(sessionId) ?? []);
+  return new Map(rollouts.map((rollout) => [rollout.id, rollout]));
 }
 
 function storeFilter(filters: ExportFilters): ExportUnitsFilter {

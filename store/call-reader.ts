@@ -1,4 +1,4 @@
-import type { SqlDatabase } from './sql/sql-database.js';
+import { jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
 import type { BodyStore } from './body-store.js';
 import { CALL_COLUMNS, callRecordFromRaw, promptLinkOf, toCallRow, type CallRecord, type RawCallRecord } from './call-record.js';
 import { decompressJson, decompressText } from './compress-json.js';
@@ -11,6 +11,8 @@ export interface CallReader {
   getCall(callId: string): CallRow | null;
   getCallBodies(callId: string, options?: { lazy?: boolean }): CallBodies | null;
   listCalls(sessionId: string): CallRow[];
+  /** the calls of several sessions (`ids`: a JSON array), by session, each in seq order; run inside a read transaction */
+  listCallsOf(ids: string): Map<string, CallRow[]>;
 }
 
 interface BodiesRecord {
@@ -35,6 +37,13 @@ export function createCallReader(options: { database: SqlDatabase; bodies: BodyS
   const selectCall = database.prepare<[string], CallRecord>(`SELECT ${CALL_COLUMNS} FROM calls WHERE id = ?`);
   const selectSessionCalls = database
     .prepare<[string], RawCallRecord>(`SELECT ${CALL_COLUMNS} FROM calls WHERE session_id = ? ORDER BY seq`)
+    .raw(true);
+  const selectSessionsCalls = database
+    .prepare<[string], RawCallRecord>(
+      `SELECT ${CALL_COLUMNS} FROM calls
+        WHERE session_id IN (SELECT listed.value FROM ${jsonArrayElements(database, '?', 'listed')})
+        ORDER BY session_id, seq`,
+    )
     .raw(true);
   const selectBodies = database.prepare<[string], BodiesRecord>(
     `SELECT request_body, backend_request_body, chat_request_body, response_body, response_stream FROM call_bodies WHERE call_id = ?`,
@@ -83,6 +92,16 @@ export function createCallReader(options: { database: SqlDatabase; bodies: BodyS
       return options?.lazy === true ? read : { ...read };
     },
     listCalls: (sessionId) => listInSnapshot.deferred(sessionId),
+    listCallsOf(ids) {
+      const bySession = new Map<string, RawCallRecord[]>();
+      for (const raw of selectSessionsCalls.all(ids)) {
+        const sessionId = raw[1] as string; // CALL_COLUMNS: id, session_id, ...
+        const records = bySession.get(sessionId) ?? [];
+        if (records.length === 0) bySession.set(sessionId, records);
+        records.push(raw);
+      }
+      return new Map([...bySession].map(([sessionId, records]) => [sessionId, toSessionRows(records)]));
+    },
   };
 }
 

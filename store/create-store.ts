@@ -14,6 +14,7 @@ import { createInstanceQueries } from './instance-queries.js';
 import { createTokenFaithfulQueries } from './token-faithful-queries.js';
 import { createOverviewQueries } from './overview-queries.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
+import { isStorableId } from './storable-id.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 import type { Store, StoreStats } from './types.js';
 
@@ -52,6 +53,16 @@ export function createStore(engine: StoreEngine): Store {
   const instances = createInstanceQueries(database);
   const tokenFaithful = createTokenFaithfulQueries(database);
   const overview = createOverviewQueries(database);
+  // one snapshot for the lot, as listCalls reads one session; the rewards' read travels with the calls' on PostgreSQL
+  const callsAndRewardsOf = database.transaction((sessionIds: readonly string[]) => {
+    const ids = JSON.stringify(sessionIds.filter(isStorableId));
+    const rewardsOf = rewards.queueCurrentOf(ids);
+    const callsOf = reader.listCallsOf(ids);
+    const rewardsBySession = rewardsOf();
+    return new Map(
+      sessionIds.map((sessionId) => [sessionId, { calls: callsOf.get(sessionId) ?? [], rewards: rewardsBySession.get(sessionId) ?? [] }]),
+    );
+  });
   const countRows = database.prepare<[], { sessions: number; calls: number }>(
     `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM calls) AS calls`,
   );
@@ -92,6 +103,7 @@ export function createStore(engine: StoreEngine): Store {
     getCall: (callId) => reader.getCall(callId),
     getCallBodies: (callId, options) => reader.getCallBodies(callId, options),
     listCalls: (sessionId) => reader.listCalls(sessionId),
+    listCallsAndRewards: (sessionIds) => (sessionIds.length === 0 ? new Map() : callsAndRewardsOf.deferred(sessionIds)),
     listTokenFaithfulCallIds: (sessionId, limit) => tokenFaithful.listCallIds(sessionId, limit),
     registerInstance: (row) => whenWritable(() => instances.register(row)),
     touchInstance: (id, at) => whenWritable(() => instances.touch(id, at)),
@@ -99,6 +111,7 @@ export function createStore(engine: StoreEngine): Store {
     recoverOrphanedCalls: (isLive) => whenWritable(() => instances.recoverOrphans(isLive)),
     createRollout: (input) => whenWritable(() => rollouts.create(input)),
     getRollout: (sessionId) => rollouts.get(sessionId),
+    getRollouts: (sessionIds) => rollouts.getMany(sessionIds),
     findSessionByKeyHash: (keyHash) => rollouts.findByKeyHash(keyHash),
     endSession: (sessionId, input) => whenWritable(() => rollouts.end(sessionId, input)),
     listIdleRollouts: (before) => rollouts.listIdle(before),

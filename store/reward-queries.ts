@@ -1,4 +1,4 @@
-import { prepareInsert, type SqlDatabase } from './sql/sql-database.js';
+import { jsonArrayElements, prepareInsert, queuedAll, type SqlDatabase } from './sql/sql-database.js';
 import { findRewardProblem } from './find-reward-problem.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { wellFormedText } from './well-formed-text.js';
@@ -17,6 +17,8 @@ interface RewardRecord {
 export interface RewardQueries {
   add(input: AddRewardInput): RewardRow;
   list(sessionId: string, history: boolean): RewardRow[];
+  /** the current rewards of several sessions (`ids`: a JSON array), by session; queued on PostgreSQL (queuedAll) */
+  queueCurrentOf(ids: string): () => Map<string, RewardRow[]>;
   setPolicyVersion(version: string, setAt: number): PolicyVersionRow;
   getPolicyVersion(): PolicyVersionRow | null;
 }
@@ -48,6 +50,17 @@ export function createRewardQueries(database: SqlDatabase): RewardQueries {
                            WHERE latest.session_id = ? AND latest.call_id IS NOT DISTINCT FROM rewards.call_id)
       ORDER BY rewards.call_id IS NOT NULL, calls.seq`,
   );
+  // the same per session, for several: grouped by session in the order above
+  const selectCurrentOf = queuedAll(
+    database.prepare<[string], RewardRecord>(
+      `SELECT rewards.* FROM rewards
+         LEFT JOIN calls ON calls.id = rewards.call_id
+        WHERE rewards.session_id IN (SELECT listed.value FROM ${jsonArrayElements(database, '?', 'listed')})
+          AND rewards.id = (SELECT max(latest.id) FROM rewards AS latest
+                             WHERE latest.session_id = rewards.session_id AND latest.call_id IS NOT DISTINCT FROM rewards.call_id)
+        ORDER BY rewards.session_id, rewards.call_id IS NOT NULL, calls.seq`,
+    ),
+  );
   const insertVersion = database.prepare<[string, number]>(`INSERT INTO policy_versions (version, set_at) VALUES (?, ?)`);
   const selectVersion = database.prepare<[], { version: string; set_at: number }>(
     `SELECT version, set_at FROM policy_versions ORDER BY id DESC LIMIT 1`,
@@ -77,6 +90,18 @@ export function createRewardQueries(database: SqlDatabase): RewardQueries {
   return {
     add: (input) => add.immediate(input),
     list: (sessionId, history) => (history ? selectHistory.all(sessionId) : selectCurrent.all(sessionId, sessionId)).map(toRewardRow),
+    queueCurrentOf(ids) {
+      const read = selectCurrentOf(ids);
+      return () => {
+        const bySession = new Map<string, RewardRow[]>();
+        for (const record of read()) {
+          const rows = bySession.get(record.session_id) ?? [];
+          if (rows.length === 0) bySession.set(record.session_id, rows);
+          rows.push(toRewardRow(record));
+        }
+        return bySession;
+      };
+    },
     setPolicyVersion(given, setAt) {
       const version = wellFormedText(given);
       insertVersion.run(version, setAt);

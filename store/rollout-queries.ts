@@ -1,6 +1,6 @@
-import { ignoreConflicts, type SqlDatabase } from './sql/sql-database.js';
+import { ignoreConflicts, jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
 import type { GroupQueries } from './group-queries.js';
-import { assertStorableId } from './storable-id.js';
+import { assertStorableId, isStorableId } from './storable-id.js';
 import { wellFormedText } from './well-formed-text.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import type { CreateRolloutInput, EndSessionInput, GroupRow, RolloutRow, SessionEndReason, SessionOrigin, SessionStatus } from './types.js';
@@ -25,6 +25,7 @@ interface RolloutRecord {
 export interface RolloutQueries {
   create(input: CreateRolloutInput): RolloutRow;
   get(sessionId: string): RolloutRow | null;
+  getMany(sessionIds: readonly string[]): RolloutRow[];
   findByKeyHash(keyHash: Uint8Array): string | null;
   end(sessionId: string, input: EndSessionInput): { rollout: RolloutRow; completedGroup: GroupRow | null };
   listIdle(before: number): string[];
@@ -51,6 +52,11 @@ export function createRolloutQueries(database: SqlDatabase, groups: GroupQueries
     `SELECT id, origin, status, group_id, task, tags, split, sampling, created_at, activity_at, ended_at, end_reason,
             EXISTS (SELECT 1 FROM session_keys WHERE session_keys.session_id = sessions.id) AS has_key
        FROM sessions WHERE id = ?`,
+  );
+  const selectMany = database.prepare<[string], RolloutRecord>(
+    `SELECT id, origin, status, group_id, task, tags, split, sampling, created_at, activity_at, ended_at, end_reason,
+            EXISTS (SELECT 1 FROM session_keys WHERE session_keys.session_id = sessions.id) AS has_key
+       FROM sessions WHERE id IN (SELECT listed.value FROM ${jsonArrayElements(database, '?', 'listed')})`,
   );
   const selectByKey = database.prepare<[Buffer], { session_id: string }>(`SELECT session_id FROM session_keys WHERE key_hash = ?`);
   const updateEnd = database.prepare<[SessionStatus, number, SessionEndReason, string]>(
@@ -98,6 +104,12 @@ export function createRolloutQueries(database: SqlDatabase, groups: GroupQueries
   return {
     create: (input) => create.immediate(input),
     get,
+    getMany(sessionIds) {
+      const ids = sessionIds.filter(isStorableId);
+      if (ids.length === 0) return [];
+      const found = new Map(selectMany.all(JSON.stringify(ids)).map((record) => [record.id, toRolloutRow(record)]));
+      return sessionIds.flatMap((sessionId) => found.get(sessionId) ?? []);
+    },
     findByKeyHash: (keyHash) => selectByKey.get(asBuffer(keyHash))?.session_id ?? null,
     end: (sessionId, input) => end.immediate(sessionId, input),
     listIdle: (before) => selectIdle.all(before).map((row) => row.id),

@@ -605,6 +605,12 @@ export interface Store {
   /** calls of a session ordered by seq; their ids are views into shared arrays, read-only (store/session-arena.ts) */
   listCalls(sessionId: string): CallRow[];
   /**
+   * What `listCalls` and `listRewards` give for each of several sessions, from one snapshot and a few statements
+   * whatever their number (the export reads sessions so, a few dozen at a time). Sessions without calls or rewards
+   * get empty lists; every session asked for has an entry.
+   */
+  listCallsAndRewards(sessionIds: readonly string[]): Map<string, { calls: CallRow[]; rewards: RewardRow[] }>;
+  /**
    * The ids of the session's newest calls that ended `ok` with a token-faithful prompt (a `chatRequestBody` kept),
    * newest first, at most `limit`: what a gateway rebuilds a session's token history from after a restart, or when
    * another gateway on this database served the session (docs/token-faithful.md). Calls in progress or ended
@@ -620,6 +626,8 @@ export interface Store {
   createRollout(input: CreateRolloutInput): RolloutRow;
   /** the rollout fields of any session, implicit ones included; null when there is no such session */
   getRollout(sessionId: string): RolloutRow | null;
+  /** `getRollout` of several sessions in one statement, in the order asked for; sessions that do not exist are left out */
+  getRollouts(sessionIds: readonly string[]): RolloutRow[];
   /** the session a key hash belongs to, or null */
   findSessionByKeyHash(keyHash: Uint8Array): string | null;
   /**

@@ -65,11 +65,19 @@ describe('one export pass', () => {
 
   it('reads the rewards of each rollout once', () => {
     const reads = new Map<string, number>();
+    const count = (sessionId: string): void => void reads.set(sessionId, (reads.get(sessionId) ?? 0) + 1);
+    // one by one, or with their calls several sessions at a time (read-ahead-units.ts)
     const counting: ExportSource = Object.create(store, {
       listRewards: {
         value: (sessionId: string) => {
-          reads.set(sessionId, (reads.get(sessionId) ?? 0) + 1);
+          count(sessionId);
           return store.listRewards(sessionId);
+        },
+      },
+      listCallsAndRewards: {
+        value: (sessionIds: readonly string[]) => {
+          sessionIds.forEach(count);
+          return store.listCallsAndRewards(sessionIds);
         },
       },
     }) as ExportSource;

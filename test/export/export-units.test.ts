@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExportSummary, DEFAULT_UNIT_PAGE, exportSamples, type ExportSource } from '../../export/index.js';
+import { DEFAULT_READ_AHEAD_SESSIONS } from '../../export/read-ahead-units.js';
 import { verifySample } from '../../reconstruct/index.js';
 import { type CreateRolloutInput, type ExportUnitsQuery, type Store } from '../../store/index.js';
 import { recordRawCall } from '../reconstruct/record-raw-call.js';
@@ -93,6 +94,57 @@ for (const engine of STORE_ENGINES) {
           const positions = pages.map((page) => page.afterPosition);
           expect(positions[0]).toBe(0);
           expect(positions[1]).toBeLessThan(positions[2] as number);
+        });
+
+        it('with reads of several sessions, each session is read once, at most a read-ahead of sessions before it is handed out', () => {
+          store.batch(() => {
+            addRollout({ sessionId: 'group-0', groupId: 'g' }, { reward: 1 });
+            for (let index = 0; index < DEFAULT_UNIT_PAGE * 2 + 40; index++) addRollout({ sessionId: `solo-${index}` });
+            addRollout({ sessionId: 'group-1', groupId: 'g' }, { reward: 0 });
+            addRollout({ sessionId: 'group-2', groupId: 'g' }, { reward: 1 });
+          });
+          const pages: ExportUnitsQuery[] = [];
+          const reads: string[][] = [];
+          const alone: string[] = [];
+          const observed: ExportSource = {
+            listExportUnits: (query) => {
+              pages.push(query);
+              return store.listExportUnits(query);
+            },
+            countExportSessions: (filter) => store.countExportSessions(filter),
+            getGroup: (groupId) => store.getGroup(groupId),
+            getRollout: (sessionId) => store.getRollout(sessionId),
+            getRollouts: (sessionIds) => store.getRollouts(sessionIds),
+            listRewards: (sessionId) => {
+              alone.push(`rewards ${sessionId}`);
+              return store.listRewards(sessionId);
+            },
+            listCalls: (sessionId) => {
+              alone.push(`calls ${sessionId}`);
+              return store.listCalls(sessionId);
+            },
+            listCallsAndRewards: (sessionIds) => {
+              reads.push([...sessionIds]);
+              return store.listCallsAndRewards(sessionIds);
+            },
+            getCallBodies: (callId) => store.getCallBodies(callId),
+            listPolicyVersions: () => store.listPolicyVersions(),
+          };
+          const handedOut = new Set<string>();
+          let mostWaiting = 0;
+          for (const item of exportSamples(observed, {})) {
+            handedOut.add(item.sample.sessionId);
+            mostWaiting = Math.max(mostWaiting, reads.flat().filter((sessionId) => !handedOut.has(sessionId)).length);
+          }
+          expect(handedOut.size).toBe(DEFAULT_UNIT_PAGE * 2 + 43);
+          expect(alone).toEqual([]);
+          const read = reads.flat();
+          expect(new Set(read).size).toBe(read.length);
+          expect(new Set(read)).toEqual(handedOut);
+          // whole units until a read-ahead is full: the group of 3 and 29 sessions, then 32 at a time, the rest last
+          expect(reads.map((sessionIds) => sessionIds.length)).toEqual([...Array<number>(17).fill(DEFAULT_READ_AHEAD_SESSIONS), 11]);
+          expect(mostWaiting).toBe(DEFAULT_READ_AHEAD_SESSIONS - 1);
+          expect(pages.map((page) => page.limit)).toEqual([DEFAULT_UNIT_PAGE, DEFAULT_UNIT_PAGE, DEFAULT_UNIT_PAGE]);
         });
       });
 
