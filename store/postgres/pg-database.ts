@@ -159,10 +159,16 @@ export class PgDatabase implements SqlDatabase {
     }
     this.#assertUsable();
     let answer: PgAnswer | undefined;
-    this.#queue.push({ step, scope: this.#depth, answered: (given) => (answer = given) });
+    const entry = { step, scope: this.#depth, answered: (given: PgAnswer) => (answer = given) };
+    this.#queue.push(entry);
     return () => {
-      if (answer === undefined) this.#assertUsable();
-      return answer ?? this.#flush();
+      if (answer === undefined && this.#queue.includes(entry)) {
+        this.#assertUsable();
+        this.#flush(); // answers every read it carries, this one included
+      }
+      if (answer === undefined)
+        throw new TokentapError('STORE_INVALID_INPUT', { message: 'a queued read was asked for after its transaction ended' });
+      return answer;
     };
   }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PgDatabase, PgError } from '../../store/postgres/pg-database.js';
-import { queuedRun } from '../../store/sql/sql-database.js';
+import { queuedAll, queuedRun } from '../../store/sql/sql-database.js';
 import { isPassingStoreFailure, mayHaveEndedTransaction } from '../../store/store-failure-kinds.js';
 import { createTestDatabase, dropTestDatabase, postgresAvailable, postgresUnavailable } from '../helpers/test-postgres.js';
 
@@ -45,6 +45,28 @@ describe.skipIf(!postgresAvailable())(postgresAvailable() ? 'queued writes on Po
       roundTrips: 1,
     });
     expect(ids()).toEqual([1, 2, 3]);
+  });
+
+  it('queued reads are answered each with its own rows, asked for before or after the statement that carried them', () => {
+    insert(1, 'one');
+    insert(2, 'two');
+    const note = database.prepare<[number], { note: string }>('SELECT note FROM t WHERE id = ?');
+    const queueNote = queuedAll(note);
+    const before = database.sent;
+    const [first, second, third] = database.transaction(() => {
+      const one = queueNote(1);
+      const two = queueNote(2);
+      insert(3, 'three');
+      // asked for before anything was sent: the queue goes, each read keeps its own answer
+      const firstRows = one();
+      const missing = queueNote(4);
+      const secondRows = two();
+      note.get(3); // carries the read of 4
+      return [firstRows, secondRows, missing()];
+    })();
+    expect([first, second, third]).toEqual([[{ note: 'one' }], [{ note: 'two' }], []]);
+    // BEGIN, two reads, the insert; the read of 4 with the get; COMMIT
+    expect(database.sent.roundTrips - before.roundTrips).toBe(3);
   });
 
   it('outside a transaction run at once', () => {
