@@ -108,6 +108,27 @@ for (const engine of STORE_ENGINES) {
         expect(countRows('blob_lists')).toBe(50 + 3 + 44);
       });
 
+      it('two long histories of one call, each changed early, are searched further back together and read back whole', () => {
+        const store = workspace.open();
+        const history = (prefix: string): Array<{ role: string; content: string }> =>
+          Array.from({ length: 40 }, (_, index) => ({ role: 'user', content: `${prefix} ${index}` }));
+        const write = (request: unknown[], backend: unknown[], startedAt: number): unknown[] => {
+          const { callId } = store.beginCall(
+            sampleBeginInput({ sessionId: 'two', startedAt, requestBody: { messages: request }, backendRequestBody: { messages: backend } }),
+          );
+          const bodies = store.getCallBodies(callId);
+          return [bodies?.requestBody, bodies?.backendRequestBody];
+        };
+        const [request, backend] = [history('harness'), history('backend')];
+        write(request, backend, 1);
+        // both changed at message 3: each list's stored prefix lies past its last 16 cells, the lookups of both at once
+        const changed = (messages: Array<{ role: string; content: string }>) =>
+          messages.map((message, index) => (index === 3 ? { ...message, content: 'x' } : message));
+        expect(write(changed(request), changed(backend), 2)).toEqual([{ messages: changed(request) }, { messages: changed(backend) }]);
+        store.close();
+        expect(countRows('blob_lists')).toBe(2 * 40 + 2 * 37);
+      });
+
       it('the response body and raw SSE stream read back as written', () => {
         const store = workspace.open();
         const responseStream = 'data: {"choices":[{"delta":{"content":"é"}}]}\r\n\r\n: keep-alive\n\ndata: [DONE]\n\n';
