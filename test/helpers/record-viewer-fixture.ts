@@ -7,7 +7,7 @@ import { makeTempDir } from './temp-dir.js';
 /**
  * What the viewer's browser tests look at, recorded through the gateway and the simulator (real Qwen3 tokenizer and
  * template), every session ended `completed`, with fixed session ids and scripted replies so every run records the same tokens (and the screenshots
- * in docs/screenshots/ stay the same but for the times):
+ * in docs/screenshots/ stay the same but for the times and the tool calls' ids, random as vLLM's):
  * - `coding-agent`: a three-call tool session (read a file, run the tests, answer), streamed, reasoning sent back,
  *   so it merges into one sample;
  * - `compacted-agent`: two calls of a tool rollout, then the harness compacts its history into a summary and asks
