@@ -138,6 +138,7 @@ export function createStore(engine: StoreEngine): Store {
     },
     countCallsByStatus: () => overview.callStatusCounts(),
     countGroups: () => overview.countGroups(),
+    readChangeMark: () => overview.readChangeMark(),
     listGroupSummaries: () => overview.listGroupSummaries(),
     listSessionCallKinds: (sessionIds) => overview.sessionCallKinds(sessionIds),
     integrityCheck: () => engine.integrityCheck(),

@@ -50,6 +50,7 @@ export {
   type SessionOrderKey,
   type SessionRow,
   type Store,
+  type StoreChangeMark,
   type StoreStats,
   type TokenSource,
 } from './types.js';

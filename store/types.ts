@@ -553,6 +553,21 @@ export interface CallBodies {
   responseStream: string | null;
 }
 
+/**
+ * What `readChangeMark` reads: equal marks mean no session or call was added, no call ended, no reward was posted and
+ * no session ended in between (a call's start moves its session's activity; an end leaves the calls in progress).
+ *
+ * @example const before = JSON.stringify(store.readChangeMark()); // ...; changed = JSON.stringify(store.readChangeMark()) !== before
+ */
+export interface StoreChangeMark {
+  /** the newest session activity (a call's start, or a session's creation) */
+  newestActivityAt: number | null;
+  callsInProgress: number;
+  /** the newest reward's row id (rewards are only ever added) */
+  newestRewardId: number | null;
+  openSessions: number;
+}
+
 export interface StoreStats {
   sessions: number;
   calls: number;
@@ -698,6 +713,11 @@ export interface Store {
   countCallsByStatus(): Partial<Record<CallStatus, number>>;
   /** how many distinct groups sessions name */
   countGroups(): number;
+  /**
+   * A few numbers, each read through an index, that change whenever a session or call is added, a call ends, a reward
+   * is posted or a session ends: what a reader polls to learn cheaply that the store changed (the viewer's events).
+   */
+  readChangeMark(): StoreChangeMark;
   /** every group sessions name, the most recently active first */
   listGroupSummaries(): GroupSummaryRow[];
   /** for each of these sessions (one query for all), the front doors and models of its calls; a session without calls has empty lists */

@@ -41,6 +41,30 @@ for (const engine of STORE_ENGINES) {
       ]);
     });
 
+    it('reads a change mark that moves with each kind of change the viewer shows, and only then', () => {
+      const store = workspace.open();
+      const mark = (): string => JSON.stringify(store.readChangeMark());
+      expect(store.readChangeMark()).toEqual({ newestActivityAt: null, callsInProgress: 0, newestRewardId: null, openSessions: 0 });
+      const seen = [mark()];
+      const moved = (what: string): void => {
+        expect(mark(), what).not.toBe(seen.at(-1));
+        seen.push(mark());
+      };
+      store.createRollout({ sessionId: 'r', groupId: 'g', createdAt: 10 });
+      moved('a session made');
+      const { callId } = store.beginCall(sampleBeginInput({ sessionId: 'r', startedAt: 20 }));
+      moved('a call begun');
+      expect(mark()).toBe(seen.at(-1)); // read again, nothing done: the same
+      store.markCallsIncomplete([callId]);
+      moved('a call ended');
+      store.addReward({ sessionId: 'r', value: 1, source: 'library', createdAt: 30 });
+      moved('a reward posted');
+      store.endSession('r', { status: 'completed', reason: 'explicit', endedAt: 40 });
+      moved('a session ended');
+      expect(store.readChangeMark()).toMatchObject({ newestActivityAt: 20, callsInProgress: 0, openSessions: 0 });
+      expect(typeof store.readChangeMark().newestRewardId).toBe('number');
+    });
+
     it("gives the front doors and models of each listed session's calls, in one query", () => {
       const store = workspace.open();
       recordCall(store, { sessionId: 's1', frontDoor: 'openai-chat', requestedModel: 'gpt-x', backendModel: 'qwen' });

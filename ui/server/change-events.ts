@@ -7,11 +7,19 @@ import type { ViewerChangeSource } from './viewer-options.js';
 const HEARTBEAT_MS = 15_000;
 /** Events of a busy gateway come in bursts: one `change` per this many ms at most. */
 const COALESCE_MS = 250;
+/**
+ * The summary counts over the whole store (calls per status is a scan of the calls): on a large store it is read at
+ * most once per this many times its own last reading time, so a viewer left open costs the store (and, on
+ * `serve --ui`, the gateway's event loop) at most a tenth of its time.
+ */
+const SUMMARY_COST_FACTOR = 10;
 
 /**
  * The `change` events of GET /ui/api/events (ui/viewer-api.ts): one source for every open stream, running only
  * while a stream is open. With the gateway's own events (`serve --ui`) each burst of them becomes one `change`; else
- * the store's summary is read every `pollMs` and a `change` goes out only when it differs from the last one. Every
+ * the store's change mark (a few indexed reads, `readMark`) is read every `pollMs` and a `change` goes out when it
+ * moved (without `readMark`, when the summary differs from the last one). The summary is read at most once per
+ * SUMMARY_COST_FACTOR times its last reading time. Every
  * stream gets a heartbeat comment each 15 s; `close()` ends every stream (the app's preClose), so nothing holds the
  * process open.
  *
@@ -19,6 +27,11 @@ const COALESCE_MS = 250;
  */
 export class ChangeEvents {
   readonly #readSummary: () => ViewerSummary;
+  readonly #readMark: (() => string) | undefined;
+  #lastMark = '';
+  /** when the last change went out, and how long its summary took to read */
+  #lastEmitAt = 0;
+  #summaryMs = 0;
   readonly #changes: ViewerChangeSource | undefined;
   readonly #pollMs: number;
   readonly #log: FastifyBaseLogger;
@@ -30,9 +43,15 @@ export class ChangeEvents {
 
   constructor(
     readSummary: () => ViewerSummary,
-    options: { changes?: ViewerChangeSource | undefined; pollMs?: number | undefined; log: FastifyBaseLogger },
+    options: {
+      changes?: ViewerChangeSource | undefined;
+      readMark?: (() => string) | undefined;
+      pollMs?: number | undefined;
+      log: FastifyBaseLogger;
+    },
   ) {
     this.#readSummary = readSummary;
+    this.#readMark = options.readMark;
     this.#log = options.log;
     this.#changes = options.changes;
     this.#pollMs = options.pollMs ?? 1000;
@@ -76,7 +95,8 @@ export class ChangeEvents {
       this.#stopSource = this.#changes(() => this.#schedule());
       return;
     }
-    const poll = setInterval(() => this.#emit(false), this.#pollMs);
+    this.#lastMark = this.#markText() ?? '';
+    const poll = setInterval(() => this.#poll(), this.#pollMs);
     poll.unref();
     this.#stopSource = () => clearInterval(poll);
   }
@@ -88,19 +108,50 @@ export class ChangeEvents {
     this.#pending = null;
   }
 
+  #poll(): void {
+    if (this.#readMark === undefined) {
+      if (this.#pending === null && this.#dueIn() === 0) this.#emit(false);
+      return;
+    }
+    const mark = this.#markText();
+    if (mark === null || mark === this.#lastMark) return;
+    this.#lastMark = mark;
+    this.#schedule();
+  }
+
   #schedule(): void {
     if (this.#pending !== null) return;
-    this.#pending = setTimeout(() => {
-      this.#pending = null;
-      this.#emit(true);
-    }, COALESCE_MS);
+    this.#pending = setTimeout(
+      () => {
+        this.#pending = null;
+        this.#emit(true);
+      },
+      Math.max(COALESCE_MS, this.#dueIn()),
+    );
     this.#pending.unref();
+  }
+
+  /** ms until the summary may be read again (SUMMARY_COST_FACTOR) */
+  #dueIn(): number {
+    return Math.max(0, this.#lastEmitAt + this.#summaryMs * SUMMARY_COST_FACTOR - performance.now());
+  }
+
+  #markText(): string | null {
+    try {
+      return this.#readMark?.() ?? null;
+    } catch (error) {
+      this.#log.warn({ err: error }, 'viewer events: the store could not be read');
+      return null;
+    }
   }
 
   /** a `change` with the summary: on the gateway's word (`always`), or when the polled summary differs */
   #emit(always: boolean): void {
     if (this.#streams.size === 0) return;
+    const started = performance.now();
     const summary = this.#summaryText();
+    this.#summaryMs = performance.now() - started;
+    this.#lastEmitAt = performance.now();
     if (summary === null || (!always && summary === this.#last)) return;
     this.#last = summary;
     const text = encodeSseEvent({ event: 'change', data: summary });

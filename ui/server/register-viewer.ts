@@ -37,7 +37,12 @@ export function registerViewer(app: FastifyInstance, options: ViewerOptions): vo
     const tokenizer = await options.tokenizer;
     const readSummary = (): ViewerSummary =>
       readViewerSummary(store, { storeLocation: options.storeLocation, tokenText: tokenizer !== undefined, live });
-    events = new ChangeEvents(readSummary, { changes: options.changes, pollMs: options.pollMs, log: app.log });
+    events = new ChangeEvents(readSummary, {
+      changes: options.changes,
+      readMark: () => JSON.stringify(store.readChangeMark()),
+      pollMs: options.pollMs,
+      log: app.log,
+    });
     const context = {
       store,
       tokenizer,

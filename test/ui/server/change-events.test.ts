@@ -61,6 +61,19 @@ describe('tokentap ui: change events from the polled store', () => {
     }
   });
 
+  it('sends a change for a reward posted alone, which moves none of the counts (the pages show rewards)', async () => {
+    const { writer, url } = await start();
+    recordCall(writer, { sessionId: 's-1', startedAt: 1000 });
+    const response = await fetch(`${url}/ui/api/events`);
+    const reader = response.body!.getReader();
+    const decoder = new SseDecoder();
+    // the stream's first mark was read as it opened (before its headers reached us)
+    writer.addReward({ sessionId: 's-1', value: 1, source: 'library', createdAt: 2000 });
+    const [rewarded] = await changes(reader, decoder, 1);
+    expect(rewarded).toMatchObject({ sessions: 1, calls: 1, callStatuses: { ok: 1 } });
+    await reader.cancel();
+  });
+
   it("summary's lastCallAt is the newest call's start even when a newer session has no call yet", async () => {
     const { writer, app } = await start();
     recordCall(writer, { sessionId: 'called', startedAt: 5000 });
