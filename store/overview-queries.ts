@@ -26,8 +26,9 @@ export function createOverviewQueries(database: SqlDatabase): OverviewQueries {
   const selectGroupCount = database.prepare<[], { count: number }>(
     `SELECT count(DISTINCT group_id) AS count FROM sessions WHERE group_id IS NOT NULL`,
   );
-  // each part read through an index (sessions_by_activity, calls_in_progress, the rewards' key), so it costs the same
-  // on a store of a billion calls: what a viewer polls each second to learn whether anything changed
+  // what a viewer polls each second to learn whether anything changed: the first three parts are read through an index
+  // (sessions_by_activity, calls_in_progress, the rewards' key) whatever the store's size; the open sessions are
+  // counted over the sessions (one row a session, not a call)
   const selectChangeMark = database.prepare<[], { activity_at: number | null; in_progress: number; reward_id: number | null; open_sessions: number }>(
     `SELECT (SELECT max(activity_at) FROM sessions) AS activity_at,
             (SELECT count(*) FROM calls WHERE status = 'in_progress') AS in_progress,

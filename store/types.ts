@@ -714,7 +714,7 @@ export interface Store {
   /** how many distinct groups sessions name */
   countGroups(): number;
   /**
-   * A few numbers, each read through an index, that change whenever a session or call is added, a call ends, a reward
+   * A few numbers, read through indexes (the open sessions are counted over the sessions), that change whenever a session or call is added, a call ends, a reward
    * is posted or a session ends: what a reader polls to learn cheaply that the store changed (the viewer's events).
    */
   readChangeMark(): StoreChangeMark;
