@@ -182,6 +182,8 @@ export interface CallDetail {
 export interface SampleTokens {
   sessionId: string;
   summary: SampleSummary;
+  /** how many samples the session makes under this strategy (the pages link to the next one while there is one) */
+  samples: number;
   tokenIds: number[];
   /** each token's own text (decoded alone; a piece of a multi-byte character shows as its bytes, e.g. `\xe4`), null without a tokenizer */
   texts: string[] | null;
@@ -216,6 +218,12 @@ export interface GroupDetail {
     divergesAt: number | null;
     /** a short excerpt of its own tokens from `divergesAt` (text when a tokenizer is at hand) */
     divergence: { tokenIds: number[]; text: string | null } | null;
+    /**
+     * the rollout whose first sample shares the longest prefix with this one's, and that prefix's length: where this
+     * rollout parts from the one closest to it (`sharedPrefix` for the first to part from all the others); null in a
+     * group of one
+     */
+    closest: { sessionId: string; sharedTokens: number } | null;
   }>;
   /** tokens all rollouts' first samples share from the start */
   sharedPrefix: number;

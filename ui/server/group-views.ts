@@ -40,6 +40,7 @@ export function readGroupDetail(store: Store, driftCache: SessionDriftCache, tex
   const items = toListItems(store, driftCache, rows);
   const firstSamples = firsts.map((sample) => sample?.tokens ?? new Int32Array());
   const sharedPrefix = commonPrefix(firstSamples);
+  const closest = closestRollouts(firstSamples);
   return {
     groupId,
     estimator: advantage.estimator ?? 'grpo',
@@ -56,6 +57,7 @@ export function readGroupDetail(store: Store, driftCache: SessionDriftCache, tex
         trainedTokens: countTrained(firsts[index]?.lossMask),
         divergesAt: diverges ? sharedPrefix : null,
         divergence: excerpt === null ? null : { tokenIds: excerpt, text: texts === null ? null : texts.of(excerpt).join('') },
+        closest: closest[index] === null ? null : { sessionId: rows[closest[index]!.index]!.id, sharedTokens: closest[index]!.shared },
       };
     }),
   };
@@ -65,6 +67,39 @@ function countTrained(mask: Uint8Array | undefined): number {
   let trained = 0;
   if (mask !== undefined) for (const value of mask) trained += value;
   return trained;
+}
+
+/**
+ * For each sequence, the other one sharing the longest prefix with it, and that length. In lexicographic order the
+ * longest prefix a sequence shares with any other is shared with a neighbour, so this is a sort and one pass, not
+ * every pair (a group may hold a thousand rollouts of 100k tokens).
+ */
+function closestRollouts(sequences: readonly Int32Array[]): Array<{ index: number; shared: number } | null> {
+  const order = sequences.map((_, index) => index).sort((a, b) => compareTokens(sequences[a]!, sequences[b]!) || a - b);
+  const closest: Array<{ index: number; shared: number } | null> = sequences.map(() => null);
+  for (let rank = 0; rank < order.length; rank++) {
+    const self = order[rank]!;
+    for (const neighbour of [order[rank - 1], order[rank + 1]]) {
+      if (neighbour === undefined) continue;
+      const shared = prefixLength(sequences[self]!, sequences[neighbour]!);
+      const best = closest[self] ?? null;
+      if (best === null || shared > best.shared || (shared === best.shared && neighbour < best.index)) closest[self] = { index: neighbour, shared };
+    }
+  }
+  return closest;
+}
+
+function compareTokens(a: Int32Array, b: Int32Array): number {
+  const shared = prefixLength(a, b);
+  if (shared < a.length && shared < b.length) return a[shared]! - b[shared]!;
+  return a.length - b.length;
+}
+
+function prefixLength(a: Int32Array, b: Int32Array): number {
+  const limit = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < limit && a[index] === b[index]) index++;
+  return index;
 }
 
 /** The length every sequence shares from the start (0 for none). */

@@ -9,7 +9,12 @@ import type { TokenTexts } from './token-texts.js';
  *
  * @example toSampleTokens(sample, summary, calls, texts).mask[sample.promptLength] // 1 when the first call sampled it
  */
-export function toSampleTokens(sample: Sample, summary: SampleSummary, calls: readonly CallRow[], texts: TokenTexts | null): SampleTokens {
+export function toSampleTokens(
+  sample: Sample,
+  summary: SampleSummary,
+  calls: readonly CallRow[],
+  texts: TokenTexts | null,
+): Omit<SampleTokens, 'samples'> {
   const length = sample.tokens.length;
   const tokenIds = Array.from(sample.tokens);
   const mask = Array.from(sample.lossMask);

@@ -62,7 +62,7 @@ export function readSampleTokens(reading: SessionReading, sessionId: string, str
       message: `Session ${sessionId} has ${report.samples.length} ${strategy} sample${report.samples.length === 1 ? '' : 's'}: no index ${index}`,
     });
   }
-  return toSampleTokens(sample, toSampleSummary(sample, strategy, index, calls), calls, reading.texts);
+  return { ...toSampleTokens(sample, toSampleSummary(sample, strategy, index, calls), calls, reading.texts), samples: report.samples.length };
 }
 
 export function findSession(store: Store, sessionId: string): SessionRow {

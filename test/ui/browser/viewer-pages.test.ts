@@ -114,6 +114,10 @@ describe.skipIf(browserSkipped())(browserSuiteName('the viewer in Chromium'), ()
     expect(diagnostic.kind).toBe('history-edited');
     const page = await open(`#/sessions/${fixture.sessions.edited}/samples/merge/1`);
     await expect.poll(() => page.getByTestId('token-count').textContent(), POLL).toBe(String(report.samples[1]!.tokens.length));
+    // the session's last sample links back to the one before, and to no sample after it
+    expect(report.samples).toHaveLength(2);
+    expect(await page.getByRole('link', { name: '‹ sample 0' }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'sample 2 ›' }).count()).toBe(0);
     await page.getByTestId('next-break').click();
     const marker = page.locator('[data-break]');
     await expect.poll(() => marker.count(), POLL).toBe(1);

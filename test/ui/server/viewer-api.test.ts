@@ -145,6 +145,7 @@ describe('the viewer API on recorded sessions', () => {
       for (const [index, sample] of report.samples.entries()) {
         const tokens = await get<SampleTokens>(`/ui/api/sessions/${fixture.sessions.tools}/samples/${strategy}/${index}`);
         expect(tokens.tokenIds).toEqual(Array.from(sample.tokens));
+        expect(tokens.samples).toBe(report.samples.length);
         expect(tokens.mask).toEqual(Array.from(sample.lossMask));
         expect(tokens.logprobs).toEqual(Array.from(sample.logprobs, (logprob, position) => (sample.lossMask[position] === 1 ? logprob : null)));
         expect(tokens.texts!.join('')).toBe(tokenizer.decode(Array.from(sample.tokens)));
@@ -206,6 +207,21 @@ describe('the viewer API on recorded sessions', () => {
     expect(odd.divergesAt).toBe(group.sharedPrefix);
     expect(odd.divergence!.tokenIds[0]).toBe(firsts[1]!.tokens[group.sharedPrefix]);
     expect(odd.divergence!.text).toBe(tokenizer.decode(odd.divergence!.tokenIds));
+    // each rollout's closest: the longest prefix it shares with any other, every pair compared here
+    const shared = (a: Int32Array, b: Int32Array): number => {
+      let index = 0;
+      while (index < a.length && index < b.length && a[index] === b[index]) index++;
+      return index;
+    };
+    group.rollouts.forEach((rollout, index) => {
+      const others = firsts.map((sample, other) => (other === index ? -1 : shared(firsts[index]!.tokens, sample.tokens)));
+      const best = Math.max(...others);
+      expect(rollout.closest!.sharedTokens).toBe(best);
+      expect(others[fixture.sessions.group.indexOf(rollout.closest!.sessionId)]).toBe(best);
+    });
+    // the odd one parts from all the others at the shared prefix; the others are closer to one another
+    expect(odd.closest!.sharedTokens).toBe(group.sharedPrefix);
+    for (const rollout of group.rollouts.filter((_, index) => index !== 1)) expect(rollout.closest!.sharedTokens).toBeGreaterThan(group.sharedPrefix);
   });
 
   it('stats: the export stats for the selection in the query, with trained tokens per policy version', async () => {

@@ -67,6 +67,20 @@ export function GroupPage({ groupId }: { groupId: string }) {
                         leaves the prefix at token{' '}
                         <a href={sampleHref(rollout.session.id, 'merge', 0, rollout.divergesAt)}>{formatCount(rollout.divergesAt)}</a>
                       </div>
+                      {rollout.closest === null ? null : (
+                        <div data-testid="closest" data-shared-tokens={rollout.closest.sharedTokens}>
+                          {rollout.closest.sharedTokens === group.sharedPrefix ? (
+                            <strong>parts from every other rollout here</strong>
+                          ) : (
+                            <>
+                              closest: <a href={sessionHref(rollout.closest.sessionId)}>{rollout.closest.sessionId}</a>
+                              {rollout.closest.sharedTokens === rollout.tokens
+                                ? ', the same throughout'
+                                : `, the same for ${formatCount(rollout.closest.sharedTokens)} tokens`}
+                            </>
+                          )}
+                        </div>
+                      )}
                       {rollout.divergence === null ? null : (
                         <pre class="tt-excerpt">
                           {rollout.divergence.text !== null

@@ -58,7 +58,9 @@ export function SamplePage({ sessionId, strategy, index, at }: { sessionId: stri
         </h1>
         <span class="tt-small">
           {index > 0 ? <a href={sampleHref(sessionId, strategy, index - 1)}>‹ sample {index - 1}</a> : null}{' '}
-          <a href={sampleHref(sessionId, strategy, index + 1)}>sample {index + 1} ›</a>
+          {state.data !== null && index + 1 < state.data.samples ? (
+            <a href={sampleHref(sessionId, strategy, index + 1)}>sample {index + 1} ›</a>
+          ) : null}
         </span>
       </div>
       {state.error ? <ErrorBanner error={state.error} /> : null}
