@@ -20,19 +20,8 @@ import { loadHfTokenizer, qwen3TokenizerDir } from '../model-format/tokenizer/lo
 import { openStore } from '../store/index.js';
 import { createViewerApp } from '../ui/server/index.js';
 import { VIEWER_API_PREFIX, VIEWER_PREFIX } from '../ui/viewer-api.js';
+import { CHROMIUM_ARGS } from './chromium-args.js';
 import { recordReadingSessions } from './ui-sample-store.js';
-
-/** what the browser runs with: the browser tests' flags (test/helpers/browser.ts) */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--disable-extensions',
-  '--mute-audio',
-];
 
 interface RunFigures {
   /** navigation start to the first token's frame painted, ms */

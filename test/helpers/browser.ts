@@ -16,25 +16,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
-
-/**
- * What the browser runs with: no sandbox (the tests run as root in containers, where Chromium's sandbox cannot start),
- * no GPU, /tmp instead of a small /dev/shm, and nothing fetched from the network behind the page's back.
- */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--disable-extensions',
-  '--disable-component-update',
-  '--disable-sync',
-  '--mute-audio',
-  '--hide-scrollbars',
-  '--font-render-hinting=none',
-];
+import { CHROMIUM_ARGS } from '../../bench/chromium-args.js';
 
 /** The viewport of every page (and so of the screenshots in docs/screenshots/). */
 export const VIEWPORT = { width: 1280, height: 800 };
