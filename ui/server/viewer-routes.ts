@@ -151,6 +151,8 @@ export function registerViewerRoutes(scope: FastifyInstance, context: ViewerRout
     },
     async (request, reply) => {
       parseInput(noQuery, request.query, 'query');
+      // fastify answers HEAD with the GET handler: say what GET would send, and open no stream that nobody reads
+      if (request.method === 'HEAD') return reply.header('content-type', 'text/event-stream').send();
       context.events.open(request, reply);
     },
   );

@@ -74,6 +74,14 @@ describe('tokentap ui: change events from the polled store', () => {
     await reader.cancel();
   });
 
+  it('answers HEAD on the event stream at once, with its content type, opening no stream', async () => {
+    const { url } = await start();
+    const response = await fetch(`${url}/ui/api/events`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(await response.text()).toBe('');
+  });
+
   it("summary's lastCallAt is the newest call's start even when a newer session has no call yet", async () => {
     const { writer, app } = await start();
     recordCall(writer, { sessionId: 'called', startedAt: 5000 });
