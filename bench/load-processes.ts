@@ -103,17 +103,22 @@ export async function startLoadGateway(options: {
     stdio: ['ignore', log, log],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 300; attempt++) {
+  // up to a minute: on two busy cores (CI) a gateway's start has taken longer than the 30 s this waited before
+  let answer = 'no answer';
+  for (let attempt = 0; attempt < 600; attempt++) {
     if (child.exitCode !== null) break;
-    const healthy = await fetch(`${url}/healthz`).then(
-      (response) => response.ok,
-      () => false,
+    answer = await fetch(`${url}/healthz`).then(
+      async (response) => (response.ok ? 'ok' : `HTTP ${response.status} ${await response.text()}`),
+      () => 'no answer',
     );
-    if (healthy) return { url, child, pids: [child.pid!], stop: stopper(child) };
+    if (answer === 'ok') return { url, child, pids: [child.pid!], stop: stopper(child) };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill('SIGKILL');
-  throw new Error(`tokentap serve did not answer /healthz (see ${options.logFile})`);
+  const tail = readFileSync(options.logFile, 'utf8').split('\n').slice(-20).join('\n');
+  throw new Error(
+    `tokentap serve did not answer /healthz ok (last: ${answer.slice(0, 300)}; exit ${child.exitCode}); ${options.logFile} ends:\n${tail}`,
+  );
 }
 
 /** Node flags that write a V8 CPU profile (`.cpuprofile`, for Chrome DevTools) into `dir` when the process exits. */
