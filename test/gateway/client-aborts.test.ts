@@ -69,7 +69,13 @@ function nextGeneration(): { arrived: Promise<SimGenerationRecord>; cancelled: P
 }
 
 async function onlyEndedCall(session: string) {
-  await expect.poll(() => setup.gateway.store.listCalls(session)[0]?.status).not.toBe('in_progress');
+  // the row is written by the recording thread: it may not be there yet when the backend saw the cancel (no row is not an end)
+  await expect
+    .poll(() => {
+      const status = setup.gateway.store.listCalls(session)[0]?.status;
+      return status !== undefined && status !== 'in_progress';
+    })
+    .toBe(true);
   const calls = setup.gateway.store.listCalls(session);
   expect(calls).toHaveLength(1);
   return calls[0]!;
