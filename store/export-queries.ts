@@ -1,6 +1,6 @@
 import { dialectOf, jsonArrayElements, typed, type SqlDatabase } from './sql/sql-database.js';
 import { isStorableId } from './storable-id.js';
-import { wellFormedText } from './well-formed-text.js';
+import { groupFilterParameters, type GroupFilterParameters } from './servable-group-filter.js';
 import type { ExportUnitRow, ExportUnitsFilter, ExportUnitsQuery, PolicyVersionRow } from './types.js';
 
 export interface ExportQueries {
@@ -9,13 +9,7 @@ export interface ExportQueries {
   listPolicyVersions(): PolicyVersionRow[];
 }
 
-interface FilterParameters {
-  filtered: number;
-  since: number | null;
-  until: number | null;
-  split: string | null;
-  tags: string;
-  tagCount: number;
+interface FilterParameters extends GroupFilterParameters {
   sessionIds: string | null;
   groupIds: string | null;
 }
@@ -86,22 +80,13 @@ export function createExportQueries(database: SqlDatabase): ExportQueries {
 }
 
 function filterParameters(filter: ExportUnitsFilter): FilterParameters {
-  // as stored (rollout-queries.ts); an id holding U+0000 was never stored, and PostgreSQL's jsonb cannot read one
-  const tags = [...new Set((filter.tags ?? []).map(wellFormedText))];
-  const filtered =
-    filter.since !== undefined ||
-    filter.until !== undefined ||
-    filter.split !== undefined ||
-    filter.sessionIds !== undefined ||
-    filter.groupIds !== undefined ||
-    tags.length > 0;
+  // the time, split and tag parameters as the pull API binds them (tags as stored); an id holding U+0000 was never
+  // stored, and PostgreSQL's jsonb cannot read one
+  const shared = groupFilterParameters(filter);
+  const byId = filter.sessionIds !== undefined || filter.groupIds !== undefined;
   return {
-    filtered: filtered ? 1 : 0,
-    since: filter.since ?? null,
-    until: filter.until ?? null,
-    split: filter.split ?? null,
-    tags: JSON.stringify(tags),
-    tagCount: tags.length,
+    ...shared,
+    filtered: shared.filtered === 1 || byId ? 1 : 0,
     sessionIds: filter.sessionIds === undefined ? null : JSON.stringify(filter.sessionIds.filter(isStorableId)),
     groupIds: filter.groupIds === undefined ? null : JSON.stringify(filter.groupIds.filter(isStorableId)),
   };
