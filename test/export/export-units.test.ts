@@ -51,13 +51,18 @@ for (const engine of STORE_ENGINES) {
       // Its 555 rollouts cost PostgreSQL ten times SQLite's time; what it checks is the export's own paging (the same
       // code on both engines), and paging by position on PostgreSQL is in "store export queries" below
       describe.runIf(engine === 'sqlite')('on SQLite only (555 rollouts)', () => {
-        it('are read page by page, and a unit is reconstructed only when the previous one has been handed out', () => {
+        /** A group of three whose first session comes before two pages and more of solo rollouts, its others after them. */
+        function addPagedRollouts(): void {
           store.batch(() => {
             addRollout({ sessionId: 'group-0', groupId: 'g' }, { reward: 1 });
             for (let index = 0; index < DEFAULT_UNIT_PAGE * 2 + 40; index++) addRollout({ sessionId: `solo-${index}` });
             addRollout({ sessionId: 'group-1', groupId: 'g' }, { reward: 0 });
             addRollout({ sessionId: 'group-2', groupId: 'g' }, { reward: 1 });
           });
+        }
+
+        it('are read page by page, and a unit is reconstructed only when the previous one has been handed out', () => {
+          addPagedRollouts();
           const pages: ExportUnitsQuery[] = [];
           const reconstructed = new Set<string>();
           const observed: ExportSource = {
@@ -97,12 +102,7 @@ for (const engine of STORE_ENGINES) {
         });
 
         it('with reads of several sessions, each session is read once, at most a read-ahead of sessions before it is handed out', () => {
-          store.batch(() => {
-            addRollout({ sessionId: 'group-0', groupId: 'g' }, { reward: 1 });
-            for (let index = 0; index < DEFAULT_UNIT_PAGE * 2 + 40; index++) addRollout({ sessionId: `solo-${index}` });
-            addRollout({ sessionId: 'group-1', groupId: 'g' }, { reward: 0 });
-            addRollout({ sessionId: 'group-2', groupId: 'g' }, { reward: 1 });
-          });
+          addPagedRollouts();
           const pages: ExportUnitsQuery[] = [];
           const reads: string[][] = [];
           const alone: string[] = [];
