@@ -144,7 +144,8 @@ export async function recordExportFixture(): Promise<ExportFixture> {
   return { dbPath: temp.file('tokentap.db'), dir: temp.path, rollouts, remove: temp.remove };
 }
 
-interface Message {
+/** A Chat Completions message as the fixtures' agent loops send and keep them. */
+export interface Message {
   role: string;
   content: string | null;
   reasoning?: string;

@@ -3,6 +3,7 @@ import type { RolloutSession } from '../../gateway/rollouts/rollout-api.js';
 import { createSimBackend, type SimBackend, type SimScript } from '../../sim/index.js';
 import { recordedChat } from '../reconstruct/chat-through-gateway.js';
 import { makeTempDir } from './temp-dir.js';
+import type { Message } from './record-export-fixture.js';
 
 /**
  * What the viewer's browser tests look at, recorded through the gateway and the simulator (real Qwen3 tokenizer and
@@ -132,14 +133,6 @@ export async function recordViewerFixture(options: { keepGateway?: boolean; gate
     sim: kept ? sim : null,
     remove: kept ? remove : async () => temp.remove(),
   };
-}
-
-interface Message {
-  role: string;
-  content: string | null;
-  reasoning?: string;
-  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
-  tool_call_id?: string;
 }
 
 async function runCodingAgent(session: RolloutSession): Promise<void> {
