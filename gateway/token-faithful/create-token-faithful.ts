@@ -113,7 +113,15 @@ export function createTokenFaithful(options: TokenFaithfulOptions): TokenFaithfu
     options.modelDir === undefined
       ? createBackendPromptRenderer(options.backend, parsers.family)
       : createLocalPromptRenderer(options.modelDir, parsers.family);
-  const family = { name: parsers.family.name, reasoningParser: parsers.reasoningParser, toolCallParser: parsers.toolCallParser };
+  const family = {
+    name: parsers.family.name,
+    reasoningParser: parsers.reasoningParser,
+    toolCallParser: parsers.toolCallParser,
+    // the family renders the prompts itself (DeepSeek V3.2 without a template), not the folder's template
+    ...(options.modelDir !== undefined && parsers.family.renderPrompt !== undefined && parsers.family.rendererName !== undefined
+      ? { renderer: parsers.family.rendererName }
+      : {}),
+  };
   const mode: ModeState = { options, parsers, history, renderer, counters: tokenFaithfulCounters(history, family) };
   const covers = (name: string | null): boolean => name !== null && (options.models.includes('*') || options.models.includes(name));
   let checked: Promise<void> | undefined;

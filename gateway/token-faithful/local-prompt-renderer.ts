@@ -19,8 +19,8 @@ const CHECK_REQUEST: PromptRequest = {
  * normalized as vLLM hands them to the template, `chat_template_kwargs` passed in, no special tokens added).
  * The template comes from `chat_template.jinja` when the folder has one (newer transformers write it there),
  * else from `tokenizer_config.json`. The folder is loaded once, by `check()` at the gateway's start (or the first call).
- * A family with its own renderer (gpt-oss: vLLM renders Harmony with openai_harmony, not a template) renders instead
- * of the template, and the folder then needs none.
+ * A family with its own renderer (gpt-oss: vLLM renders Harmony with openai_harmony, not a template; DeepSeek V3.2
+ * without a template: vLLM runs DeepSeek's encoder) renders instead of the template, and the folder then needs none.
  *
  * @example const renderer = createLocalPromptRenderer(qwen3TokenizerDir());
  */
@@ -87,10 +87,12 @@ function renderText(
   addGenerationPrompt: boolean,
 ): string {
   try {
-    // vLLM hands openai_harmony the messages and tools as sent (arguments as their strings) and today's date
+    // vLLM hands openai_harmony the messages and tools as sent (arguments as their strings) and today's date;
+    // DeepSeek V3.2's encoder reads thinking from chat_template_kwargs
     if (model.renderPrompt !== undefined) {
       return model.renderPrompt(messages, request.tools, {
         addGenerationPrompt,
+        templateKwargs: request.chatTemplateKwargs ?? {},
         date: new Date().toISOString().slice(0, 10),
         ...harmonyEffort(request),
       });

@@ -4,7 +4,13 @@ import type { SessionTokenHistory } from './session-token-history.js';
 /** Token-faithful counters on /healthz: how calls were rendered, and why the fresh ones were. */
 export interface TokenFaithfulCounters {
   /** the model family outputs are read as, and its parsers (docs/model-families.md) */
-  readonly family: { readonly name: string; readonly reasoningParser: string; readonly toolCallParser: string };
+  readonly family: {
+    readonly name: string;
+    readonly reasoningParser: string;
+    readonly toolCallParser: string;
+    /** set when the family's own renderer renders the prompts instead of the model folder's template (`deepseek-v32-encoding`) */
+    readonly renderer?: string;
+  };
   /** calls that extended an earlier call of their session */
   extend: number;
   /** calls rendered whole (first call of a session, edited history, ...) */

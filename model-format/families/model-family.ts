@@ -56,9 +56,12 @@ export interface ModelFamily {
   forFolder?: (facts: ModelFolderFacts) => ModelFamily;
   /**
    * the family's own prompt renderer, used instead of the model folder's chat template: vLLM renders gpt-oss with
-   * openai_harmony, not with a template (a function of the messages, the tools and the template options)
+   * openai_harmony, DeepSeek V3.2 with its Python encoder, not with a template (a function of the messages, the tools
+   * and the template options: `templateKwargs` are the request's `chat_template_kwargs`)
    */
   renderPrompt?: (messages: readonly unknown[], tools: readonly unknown[] | null, options: RenderChatOptions) => string;
+  /** the name /healthz shows for `renderPrompt` when it renders a model folder's prompts (`tokenFaithful.family.renderer`) */
+  rendererName?: string;
   /** the output is read with its special tokens (Harmony's `<|channel|>`, ...): completions ask `skip_special_tokens: false` */
   keepsSpecialTokens?: boolean;
   /** what re-rendering an earlier turn changes, so a turn is extended from its ids, never re-rendered */

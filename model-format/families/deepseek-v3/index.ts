@@ -1,26 +1,33 @@
 import type { ModelFamily, ModelFolderFacts } from '../model-family.js';
+import { createDeepSeekV3ToolCallStream } from './create-deepseek-v3-tool-call-stream.js';
 import { createDeepSeekV32ToolCallStream } from './create-deepseek-v32-tool-call-stream.js';
 import { createDeepSeekV31ToolCallStream, parseDeepSeekV31ToolCalls, TOOL_CALLS_BEGIN } from './parse-deepseek-v31-tool-calls.js';
 import { DSML_CALLS_START, parseDeepSeekV32ToolCalls } from './parse-deepseek-v32-tool-calls.js';
+import { parseDeepSeekV3ToolCalls, V3_TOOL_SYNTAX } from './parse-deepseek-v3-tool-calls.js';
+import { renderDeepSeekV32Chat } from './render-deepseek-v32-chat.js';
 import { createDeepSeekV3ReasoningStream, splitDeepSeekV3Reasoning } from './split-deepseek-v3-reasoning.js';
 
 // DeepSeek V3 / V3.1 (`deepseek_v3`) and V3.2 (`deepseek_v32`, V3.2-Exp too)
 const MODEL_TYPES = new Set(['deepseek_v3', 'deepseek_v32']);
-// the first DeepSeek V3 template writes `function<｜tool▁sep｜>NAME` and fenced JSON: another syntax, not claimed
-const V3_TOOL_SYNTAX = "'<｜tool▁sep｜>' + tool['function']['name']";
 
 const V31_TOOL_CALLS: ModelFamily['toolCalls'][string] = {
   parse: (content) => parseDeepSeekV31ToolCalls(content),
   createStream: () => createDeepSeekV31ToolCallStream(),
 };
 const V32_TOOL_CALLS: ModelFamily['toolCalls'][string] = { parse: parseDeepSeekV32ToolCalls, createStream: createDeepSeekV32ToolCallStream };
+// the first V3 syntax (DeepSeek-V3, V3-0324, R1-0528): `function<｜tool▁sep｜>NAME` and fenced JSON
+const V3_TOOL_CALLS: ModelFamily['toolCalls'][string] = {
+  parse: (content) => parseDeepSeekV3ToolCalls(content),
+  createStream: () => createDeepSeekV3ToolCallStream(),
+};
 
 /**
  * DeepSeek V3.1 and V3.2 (vLLM's `deepseek_v3` reasoning parser; tool parsers `deepseek_v31` and `deepseek_v32`):
  * V3.1's `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>` (the
  * default: what V3.1's template and SGLang's V3.2 template write), or V3.2's own DSML
  * `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K" string="…">V</｜DSML｜parameter>…`
- * (`deepseek-v32`, the default for a folder that speaks it: see `forFolder`). Thinking is off unless
+ * (`deepseek-v32`, the default for a folder that speaks it: see `forFolder`; a V3.2 folder with no template renders
+ * its prompts with the family's own renderer, render-deepseek-v32-chat.ts, as vLLM runs DeepSeek's encoder). Thinking is off unless
  * `chat_template_kwargs.thinking` (the prompt then ends with `<think>` and the reply's reasoning ends at `</think>`).
  * Its templates keep only the text after `</think>` of earlier turns and write arguments with `tojson` (V3.2's encoder:
  * as DSML parameters). Detected from a template with V3.1's tool markers or DSML, or `model_type` `deepseek_v3` /
@@ -33,13 +40,20 @@ export const deepSeekV3Family: ModelFamily = {
   detect: ({ modelType, template }) =>
     template === ''
       ? modelType !== null && MODEL_TYPES.has(modelType)
-      : (template.includes(TOOL_CALLS_BEGIN) || template.includes(DSML_CALLS_START)) &&
-        template.includes('<｜Assistant｜>') &&
-        !template.includes(V3_TOOL_SYNTAX),
+      : (template.includes(TOOL_CALLS_BEGIN) || template.includes(DSML_CALLS_START)) && template.includes('<｜Assistant｜>'),
   reasoning: { name: 'deepseek-v3', split: splitDeepSeekV3Reasoning, createStream: createDeepSeekV3ReasoningStream },
-  toolCalls: { 'deepseek-v31': V31_TOOL_CALLS, 'deepseek-v32': V32_TOOL_CALLS },
-  forFolder: (facts) =>
-    speaksDsml(facts) ? { ...deepSeekV3Family, toolCalls: { 'deepseek-v32': V32_TOOL_CALLS, 'deepseek-v31': V31_TOOL_CALLS } } : deepSeekV3Family,
+  toolCalls: { 'deepseek-v31': V31_TOOL_CALLS, 'deepseek-v32': V32_TOOL_CALLS, 'deepseek-v3': V3_TOOL_CALLS },
+  forFolder: (facts) => {
+    // the first V3 template (its tool-call turns go back as their content alone: vLLM hands it "" for a turn's
+    // missing content, never None, so the template's tool-call branch does not run; one EOS a turn all the same)
+    if (facts.template.includes(V3_TOOL_SYNTAX)) {
+      return { ...deepSeekV3Family, toolCalls: { 'deepseek-v3': V3_TOOL_CALLS, 'deepseek-v31': V31_TOOL_CALLS, 'deepseek-v32': V32_TOOL_CALLS } };
+    }
+    if (!speaksDsml(facts)) return deepSeekV3Family;
+    const dsml: ModelFamily = { ...deepSeekV3Family, toolCalls: { 'deepseek-v32': V32_TOOL_CALLS, 'deepseek-v31': V31_TOOL_CALLS } };
+    // no template: vLLM renders V3.2 with DeepSeek's encoder (--tokenizer-mode deepseek_v32), and so does the family
+    return facts.template === '' ? { ...dsml, renderPrompt: renderDeepSeekV32Chat, rendererName: 'deepseek-v32-encoding' } : dsml;
+  },
   history: { dropsReasoning: true, reserializesToolArguments: true },
 };
 
