@@ -17,8 +17,11 @@ export const READ_FILE_TOOL = {
 export type ToolResult = (turn: number, index: number) => { content: string; isError: boolean };
 
 export interface ToolLoopOptions {
-  /** the user's one message */
+  /** the user's first message */
   question: string;
+  /** the user's later messages, one sent after each answer without tool calls while any are left */
+  followUps?: readonly string[];
+  /** assistant turns in all, over every user message */
   turns: number;
   stream: boolean;
   result: ToolResult;
@@ -36,6 +39,7 @@ export async function chatToolLoop(
   options: ToolLoopOptions,
 ): Promise<{ answers: OpenAI.Chat.Completions.ChatCompletionMessage[]; finishes: string[] }> {
   const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: options.question }];
+  const followUps = [...(options.followUps ?? [])];
   const answers: OpenAI.Chat.Completions.ChatCompletionMessage[] = [];
   const finishes: string[] = [];
   for (let turn = 0; turn < options.turns; turn++) {
@@ -49,6 +53,8 @@ export async function chatToolLoop(
     for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
       messages.push({ role: 'tool', tool_call_id: call.id, content: options.result(turn, index).content });
     }
+    const next = (choice.message.tool_calls ?? []).length === 0 ? followUps.shift() : undefined;
+    if (next !== undefined) messages.push({ role: 'user', content: next });
   }
   return { answers, finishes };
 }
@@ -61,6 +67,7 @@ export async function chatToolLoop(
  */
 export async function anthropicToolLoop(client: Anthropic, options: ToolLoopOptions): Promise<Message[]> {
   const messages: MessageParam[] = [{ role: 'user', content: options.question }];
+  const followUps = [...(options.followUps ?? [])];
   const answers: Message[] = [];
   const tool = {
     name: READ_FILE_TOOL.function.name,
@@ -73,6 +80,8 @@ export async function anthropicToolLoop(client: Anthropic, options: ToolLoopOpti
     answers.push(message);
     messages.push({ role: 'assistant', content: message.content as MessageParam['content'] });
     const uses = message.content.filter((block) => block.type === 'tool_use');
+    const next = uses.length === 0 ? followUps.shift() : undefined;
+    if (next !== undefined) messages.push({ role: 'user', content: next });
     if (uses.length === 0) continue;
     messages.push({
       role: 'user',
@@ -95,6 +104,7 @@ export async function anthropicToolLoop(client: Anthropic, options: ToolLoopOpti
  */
 export async function responsesToolLoop(client: OpenAI, model: string, options: ToolLoopOptions): Promise<OpenAI.Responses.Response[]> {
   const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: options.question }];
+  const followUps = [...(options.followUps ?? [])];
   const tool = { type: 'function' as const, strict: false, ...READ_FILE_TOOL.function };
   const responses: OpenAI.Responses.Response[] = [];
   for (let turn = 0; turn < options.turns; turn++) {
@@ -107,6 +117,8 @@ export async function responsesToolLoop(client: OpenAI, model: string, options: 
     for (const [index, call] of calls.entries()) {
       input.push({ type: 'function_call_output', call_id: call.call_id, output: options.result(turn, index).content });
     }
+    const next = calls.length === 0 ? followUps.shift() : undefined;
+    if (next !== undefined) input.push({ role: 'user', content: next });
   }
   return responses;
 }

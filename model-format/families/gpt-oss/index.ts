@@ -9,7 +9,8 @@ import { createHarmonyReasoningStream, splitHarmonyReasoning } from './split-har
  * `to=functions.NAME` ending with `<|call|>` (vLLM's `openai` tool parser), the answer on `final` ending with
  * `<|return|>`. vLLM renders its prompts with openai_harmony, not with a chat template, so the family renders them
  * itself (render-harmony-chat.ts). Harmony drops the analysis before the first final message once the conversation
- * ends with a final answer, and writes a finished answer back with `<|end|>`, not the `<|return|>` the model sampled.
+ * ends with a final answer, and writes a finished answer back with `<|end|>`, not the `<|return|>` the model sampled:
+ * token-faithful mode extends the sampled ids instead (docs/model-families.md, gpt-oss).
  *
  * @example familyByName('gpt-oss')?.toolCalls.openai?.parse('<|channel|>commentary to=functions.ls json<|message|>{}', [])
  */
@@ -22,6 +23,9 @@ export const gptOssFamily: ModelFamily = {
   },
   renderPrompt: renderHarmonyChat,
   keepsSpecialTokens: true,
-  // the arguments come back as vLLM's json.dumps wrote them, not as the model did
-  history: { dropsReasoning: true, reserializesToolArguments: true },
+  // the arguments come back as vLLM's json.dumps wrote them, not as the model did. A finished answer is written back
+  // with <|end|>, not the sampled <|return|> (and its analysis dropped): the answer is found by counting <|end|>, which
+  // closes every message (both renderings share the messages up to it), and the next turn extends the sampled ids, so
+  // the model's next prompt holds its <|return|> and analysis, as it saw them
+  history: { dropsReasoning: true, reserializesToolArguments: true, endOfTurnTokens: ['<|return|>', '<|end|>'] },
 };
