@@ -1,4 +1,5 @@
 import { writeReasoning } from '../../../model-format/backend-fields/read-reasoning.js';
+import { backendToolCallId } from './anthropic-ids.js';
 import type {
   AnthropicAssistantBlock,
   AnthropicImageBlock,
@@ -60,11 +61,12 @@ function toolMessage(block: ToolResultBlock, images: ChatPart[]): ChatMessage {
     }
   }
   const text = texts.join('\n');
-  return { role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error === true ? `${TOOL_ERROR_PREFIX}${text}` : text };
+  const id = backendToolCallId(block.tool_use_id);
+  return { role: 'tool', tool_call_id: id, content: block.is_error === true ? `${TOOL_ERROR_PREFIX}${text}` : text };
 }
 
 /**
- * A user turn: each tool_result becomes a `tool` message (in order); text and images, with any images the tool
+ * A user turn: each tool_result becomes a `tool` message (in order, its call's backend id: `backendToolCallId`); text and images, with any images the tool
  * results carried (a tool message holds text only), follow as one user message.
  */
 function userMessages(content: string | AnthropicUserBlock[]): ChatMessage[] {
@@ -85,7 +87,7 @@ function userMessages(content: string | AnthropicUserBlock[]): ChatMessage[] {
 /**
  * An assistant turn: text blocks become `content`, thinking blocks the `reasoning` vLLM hands to the template
  * (sent under both names vLLM has read: `reasoning` from PR #27752 on, `reasoning_content` before), tool_use
- * blocks `tool_calls` with the input as a JSON string. redacted_thinking is encrypted Claude reasoning that no
+ * blocks `tool_calls` with the input as a JSON string (each id the backend's again: `backendToolCallId`). redacted_thinking is encrypted Claude reasoning that no
  * open model can read: dropped.
  */
 function assistantMessage(content: string | AnthropicAssistantBlock[]): ChatMessage {
@@ -97,7 +99,8 @@ function assistantMessage(content: string | AnthropicAssistantBlock[]): ChatMess
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'thinking') reasoning.push(block.thinking);
     else if (block.type === 'tool_use') {
-      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
+      const id = backendToolCallId(block.id);
+      toolCalls.push({ id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
     }
   }
   const message: ChatMessage = { role: 'assistant', content: texts.join('\n') };
