@@ -4,6 +4,7 @@ import { CANNED_REPLIES, QWEN_IM_END_ID } from './fast-canned-replies.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
 import { contentLayout, renderReply, TOOL_CALL_OPEN, type ReplyLayout, type SimReply } from './render-reply-text.js';
 import { renderGptOssReply } from './render-gpt-oss-reply.js';
+import { renderDeepSeekV3FirstReply } from './render-deepseek-v3-first-reply.js';
 import { renderDeepSeekV3Reply } from './render-deepseek-v3-reply.js';
 import { renderDeepSeekV32Reply } from './render-deepseek-v32-reply.js';
 import { renderLlama3Reply } from './render-llama3-reply.js';
@@ -54,6 +55,8 @@ export interface GenerationSettings {
   stopTokenIds: readonly number[];
   /** seeds the logprobs together with the run's seed */
   promptHash: number;
+  /** the number of the reply's first call where the model numbers its calls across the conversation (Kimi K2); unset: 0 */
+  firstCallIndex?: number;
 }
 
 export interface Generation {
@@ -74,7 +77,8 @@ export interface Generation {
  * const generation = await generateCompletion(context, decision, settings);
  */
 export async function generateCompletion(context: SimContext, decision: ReplyDecision, settings: GenerationSettings): Promise<Generation> {
-  const reply = decision.reply === null ? cannedTokens(context) : await replyTokens(context, decision.reply, settings.thinking);
+  const reply =
+    decision.reply === null ? cannedTokens(context) : await replyTokens(context, decision.reply, settings.thinking, settings.firstCallIndex ?? 0);
   const plan = planCompletion({ ...reply, maxTokens: settings.maxTokens, stop: settings.stop, stopTokenIds: settings.stopTokenIds });
   return {
     plan,
@@ -106,29 +110,39 @@ function cannedTokens(context: SimContext): ReplyTokens {
 }
 
 // fast mode tokenizes each script entry once; the seeded policy's replies are unique and never cached
-const tokenizedEntries = new WeakMap<object, Map<boolean, ReplyTokens>>();
+const tokenizedEntries = new WeakMap<object, Map<string, ReplyTokens>>();
 
-async function replyTokens(context: SimContext, reply: SimReply, thinking: boolean): Promise<ReplyTokens> {
-  const cached = context.fast ? tokenizedEntries.get(reply)?.get(thinking) : undefined;
+async function replyTokens(context: SimContext, reply: SimReply, thinking: boolean, firstCallIndex: number): Promise<ReplyTokens> {
+  const key = `${thinking}:${firstCallIndex}`;
+  const cached = context.fast ? tokenizedEntries.get(reply)?.get(key) : undefined;
   if (cached !== undefined) return cached;
-  const tokens = tokenizeReply(await context.tokenizer(), reply, thinking, context.family);
+  const tokens = tokenizeReply(await context.tokenizer(), reply, { thinking, firstCallIndex }, context.family);
   if (context.fast) {
-    const byThinking = tokenizedEntries.get(reply) ?? new Map<boolean, ReplyTokens>();
-    byThinking.set(thinking, tokens);
+    const byThinking = tokenizedEntries.get(reply) ?? new Map<string, ReplyTokens>();
+    byThinking.set(key, tokens);
     tokenizedEntries.set(reply, byThinking);
   }
   return tokens;
 }
 
-function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolean, family: SimFamily): ReplyTokens {
+function tokenizeReply(
+  tokenizer: HfTokenizer,
+  reply: SimReply,
+  { thinking, firstCallIndex }: { thinking: boolean; firstCallIndex: number },
+  family: SimFamily,
+): ReplyTokens {
   const harmony = family === 'gpt-oss' ? renderGptOssReply(reply) : null;
   const llama3 = family === 'llama3' ? renderLlama3Reply(reply) : null;
+  const kimi = family === 'kimi-k2' ? renderKimiK2Reply(reply, { thinking, firstCallIndex }) : null;
   const layout =
     harmony ??
     llama3 ??
+    kimi ??
     (family === 'deepseek-v3'
       ? renderDeepSeekV3Reply(reply, { thinking })
-      : family === 'deepseek-v32'
+      : family === 'deepseek-v3-first'
+        ? renderDeepSeekV3FirstReply(reply, { thinking })
+        : family === 'deepseek-v32'
         ? renderDeepSeekV32Reply(reply, { thinking })
         : family === 'qwen3.5'
           ? renderQwen35Reply(reply, { thinking })
@@ -137,9 +151,7 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
               renderMistralReply(reply, { v11: tokenizer.tokenToId('[ARGS]') !== undefined })
             : family === 'glm45'
               ? renderGlm45Reply(reply, { thinking })
-              : family === 'kimi-k2'
-                ? renderKimiK2Reply(reply, { thinking })
-                : renderReply(reply, { thinking }));
+              : renderReply(reply, { thinking }));
   // Llama 3's <|python_tag|> opens the turn's ids without being in its text (a special token, skipped)
   const tokenIds = [...(llama3?.openToken === undefined ? [] : tokenizer.encode(llama3.openToken)), ...tokenizer.encode(layout.text)];
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special. Harmony's
@@ -164,8 +176,12 @@ function tokenizeReply(tokenizer: HfTokenizer, reply: SimReply, thinking: boolea
     const callId = harmony?.endsWithCall === true ? tokenizer.encode('<|call|>')[0] : undefined;
     // Llama 3.1's <|eom_id|> is one of generation_config's eos_token_id besides the tokenizer's EOS: vLLM makes those
     // stop token ids (SamplingParams.update_from_generation_config), so stop_reason names it
-    endStopReason = llama3?.endToken === undefined ? undefined : tokenizer.encode(llama3.endToken)[0];
-    tokenIds.push(endStopReason ?? callId ?? tokenizer.eosTokenId ?? QWEN_IM_END_ID);
+    // Kimi K2 ends its turn with <|im_end|>, its generation_config's eos_token_id (the tokenizer's EOS is [EOS])
+    const endToken = llama3?.endToken ?? kimi?.endToken;
+    const endId = endToken === undefined ? undefined : tokenizer.encode(endToken)[0];
+    // the tokenizer's own EOS is no stop token id: vLLM names none in stop_reason then
+    endStopReason = endId === tokenizer.eosTokenId ? undefined : endId;
+    tokenIds.push(endId ?? callId ?? tokenizer.eosTokenId ?? QWEN_IM_END_ID);
     tokenTexts.push('');
   }
   return { layout, tokenIds, tokenTexts, endsTurn, ...(endStopReason === undefined ? {} : { endStopReason }) };

@@ -5,6 +5,7 @@ import { decideReply, generateCompletion, type Generation } from './generate-com
 import { completionRequestSchema, readGenerationRequest, usageOptions, type CompletionRequest } from './read-generation-request.js';
 import { bodyBytes, checkModel, fastPromptIds, resolveMaxTokens, seedHash, stopConditions } from './request-basics.js';
 import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.js';
+import { readKimiK2Prompt } from './read-kimi-k2-prompt.js';
 import { seededPolicyReply } from './seeded-policy.js';
 import { createSeededRandom, hashNumbers } from './seeded-random.js';
 import type { SimContext } from './sim-context.js';
@@ -43,8 +44,15 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   );
   record.scriptEntry = decision.scriptEntry;
   if (actEarlyFault(context, record, decision.fault, reply)) return;
-  const thinking = opensThinkingTurn(record, context.family);
-  const generation = await generateCompletion(context, decision, { thinking, maxTokens, promptHash: hash, ...stopConditions(body) });
+  const kimi = context.family === 'kimi-k2' ? readKimiK2Prompt(await context.tokenizer(), record) : null;
+  const thinking = kimi?.opensTurn ?? opensThinkingTurn(record, context.family);
+  const generation = await generateCompletion(context, decision, {
+    thinking,
+    maxTokens,
+    promptHash: hash,
+    firstCallIndex: kimi?.callsBefore ?? 0,
+    ...stopConditions(body),
+  });
   const answer = completionAnswer(context, record, body, generation, hash);
   answer.wrongTokenIds = decision.fault?.kind === 'wrong-token-ids';
   Object.assign(record, {
