@@ -151,7 +151,7 @@ function setErrorHandlers(app: FastifyInstance, context: SimContext): void {
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send('{"detail":"Not Found"}'));
 }
 
-/** `gpt-oss` when the folder's `config.json` says `gpt_oss`, `deepseek-v32` when its `chat_template.jinja` has `<｜DSML｜function_calls>`, `deepseek-v3` when it has `<｜tool▁calls▁begin｜>`, `qwen3.5` when it is ChatML with `<function=` and `<think>`, `mistral` when it has `[TOOL_CALLS]`, `kimi-k2` when it has `<|tool_calls_section_begin|>`, `glm45` when it has `<arg_key>` (not ChatML), `llama3` when it is Llama 3's (`<|start_header_id|>`), else `qwen3`. */
+/** `gpt-oss` when the folder's `config.json` says `gpt_oss`, `deepseek-v32` when its `chat_template.jinja` has `<｜DSML｜function_calls>`, `deepseek-v3-first` when it writes the first V3 syntax (`'<｜tool▁sep｜>' + tool['function']['name']`), `deepseek-v3` when it has `<｜tool▁calls▁begin｜>`, `qwen3.5` when it is ChatML with `<function=` and `<think>`, `mistral` when it has `[TOOL_CALLS]`, `kimi-k2` when it has `<|tool_calls_section_begin|>`, `glm45` when it has `<arg_key>` (not ChatML), `llama3` when it is Llama 3's (`<|start_header_id|>`), else `qwen3`. */
 function familyOfFolder(directory: string): SimFamily {
   try {
     if (readFileSync(path.join(directory, 'config.json'), 'utf8').includes('"gpt_oss"')) return 'gpt-oss';
@@ -161,6 +161,7 @@ function familyOfFolder(directory: string): SimFamily {
   try {
     const template = readFileSync(path.join(directory, 'chat_template.jinja'), 'utf8');
     if (template.includes('<｜DSML｜function_calls>')) return 'deepseek-v32';
+    if (template.includes("'<｜tool▁sep｜>' + tool['function']['name']")) return 'deepseek-v3-first';
     if (template.includes('<｜tool▁calls▁begin｜>')) return 'deepseek-v3';
     if (template.includes('<|im_start|>') && template.includes('<function=') && template.includes('<think>')) return 'qwen3.5';
     if (template.includes('[TOOL_CALLS]')) return 'mistral';

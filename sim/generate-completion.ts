@@ -133,16 +133,16 @@ function tokenizeReply(
 ): ReplyTokens {
   const harmony = family === 'gpt-oss' ? renderGptOssReply(reply) : null;
   const llama3 = family === 'llama3' ? renderLlama3Reply(reply) : null;
+  const deepSeekV3First = family === 'deepseek-v3-first' ? renderDeepSeekV3FirstReply(reply, { thinking }) : null;
   const kimi = family === 'kimi-k2' ? renderKimiK2Reply(reply, { thinking, firstCallIndex }) : null;
   const layout =
     harmony ??
     llama3 ??
+    deepSeekV3First ??
     kimi ??
     (family === 'deepseek-v3'
       ? renderDeepSeekV3Reply(reply, { thinking })
-      : family === 'deepseek-v3-first'
-        ? renderDeepSeekV3FirstReply(reply, { thinking })
-        : family === 'deepseek-v32'
+      : family === 'deepseek-v32'
         ? renderDeepSeekV32Reply(reply, { thinking })
         : family === 'qwen3.5'
           ? renderQwen35Reply(reply, { thinking })

@@ -10,7 +10,8 @@ export type ReasoningField = 'reasoning' | 'reasoning_content' | 'both';
 export type SimFlavour = 'vllm' | 'sglang';
 
 /** The model families the simulator writes output text for. */
-export type SimFamily = 'qwen3' | 'qwen3.5' | 'llama3' | 'deepseek-v3' | 'deepseek-v32' | 'gpt-oss' | 'mistral' | 'glm45' | 'kimi-k2';
+export type SimFamily =
+  'qwen3' | 'qwen3.5' | 'llama3' | 'deepseek-v3' | 'deepseek-v3-first' | 'deepseek-v32' | 'gpt-oss' | 'mistral' | 'glm45' | 'kimi-k2';
 
 export interface SimBackendOptions {
   /** `vllm` (default) or `sglang`: SGLang's routes, fields and errors (see docs/sim.md, "The SGLang flavour") */
@@ -33,7 +34,8 @@ export interface SimBackendOptions {
   /**
    * whose native output text the completions are written in (docs/model-families.md): `qwen3` (`<think>`, Hermes
    * `<tool_call>`), `qwen3.5` (reasoning after the prompt's `<think>`, Qwen3-Coder XML calls; also for a ChatML template with
-   * `<function=` and `<think>`), `llama3` (JSON tool calls), `deepseek-v3` (`<｜tool▁calls▁begin｜>` sections, `</think>`),
+   * `<function=` and `<think>`), `llama3` (JSON tool calls), `deepseek-v3` (`<｜tool▁calls▁begin｜>` sections, `</think>`), `deepseek-v3-first`
+   * (the first V3 syntax, `function<｜tool▁sep｜>NAME` and fenced JSON; also for a template writing it),
    * `deepseek-v32` (V3.2's DSML `<｜DSML｜function_calls>`; also for a template with it), `gpt-oss`
    * (Harmony), `glm45` (`<tool_call>NAME` + `<arg_key>` pairs, also for a template with `<arg_key>`), `kimi-k2`
    * (`<|tool_calls_section_begin|>`, also for a template with it) or `mistral` (`[TOOL_CALLS] [...]`, also when the folder's `chat_template.jinja` has `[TOOL_CALLS]`); `deepseek-v3` also when the folder's `chat_template.jinja` has `<｜tool▁calls▁begin｜>`. Default: `llama3` when the tokenizer folder's
