@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import fastify, { type FastifyError, type FastifyInstance } from 'fastify';
@@ -151,13 +151,17 @@ function setErrorHandlers(app: FastifyInstance, context: SimContext): void {
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send('{"detail":"Not Found"}'));
 }
 
-/** `gpt-oss` when the folder's `config.json` says `gpt_oss`, `deepseek-v32` when its `chat_template.jinja` has `<｜DSML｜function_calls>`, `deepseek-v3-first` when it writes the first V3 syntax (`'<｜tool▁sep｜>' + tool['function']['name']`), `deepseek-v3` when it has `<｜tool▁calls▁begin｜>`, `qwen3.5` when it is ChatML with `<function=` and `<think>`, `mistral` when it has `[TOOL_CALLS]`, `kimi-k2` when it has `<|tool_calls_section_begin|>`, `glm45` when it has `<arg_key>` (not ChatML), `llama3` when it is Llama 3's (`<|start_header_id|>`), else `qwen3`. */
+/** `gpt-oss` when the folder's `config.json` says `gpt_oss`, `deepseek-v32` when it says `deepseek_v32` and there is no `chat_template.jinja` or when its `chat_template.jinja` has `<｜DSML｜function_calls>`, `deepseek-v3-first` when it writes the first V3 syntax (`'<｜tool▁sep｜>' + tool['function']['name']`), `deepseek-v3` when it has `<｜tool▁calls▁begin｜>`, `qwen3.5` when it is ChatML with `<function=` and `<think>`, `mistral` when it has `[TOOL_CALLS]`, `kimi-k2` when it has `<|tool_calls_section_begin|>`, `glm45` when it has `<arg_key>` (not ChatML), `llama3` when it is Llama 3's (`<|start_header_id|>`), else `qwen3`. */
 function familyOfFolder(directory: string): SimFamily {
+  let config = '';
   try {
-    if (readFileSync(path.join(directory, 'config.json'), 'utf8').includes('"gpt_oss"')) return 'gpt-oss';
+    config = readFileSync(path.join(directory, 'config.json'), 'utf8');
+    if (config.includes('"gpt_oss"')) return 'gpt-oss';
   } catch {
     // no config.json: the template decides
   }
+  // DeepSeek ships V3.2 without a template (vLLM renders it with DeepSeek's encoder): its own DSML
+  if (config.includes('"deepseek_v32"') && !existsSync(path.join(directory, 'chat_template.jinja'))) return 'deepseek-v32';
   try {
     const template = readFileSync(path.join(directory, 'chat_template.jinja'), 'utf8');
     if (template.includes('<｜DSML｜function_calls>')) return 'deepseek-v32';

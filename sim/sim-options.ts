@@ -36,7 +36,7 @@ export interface SimBackendOptions {
    * `<tool_call>`), `qwen3.5` (reasoning after the prompt's `<think>`, Qwen3-Coder XML calls; also for a ChatML template with
    * `<function=` and `<think>`), `llama3` (JSON tool calls), `deepseek-v3` (`<｜tool▁calls▁begin｜>` sections, `</think>`), `deepseek-v3-first`
    * (the first V3 syntax, `function<｜tool▁sep｜>NAME` and fenced JSON; also for a template writing it),
-   * `deepseek-v32` (V3.2's DSML `<｜DSML｜function_calls>`; also for a template with it), `gpt-oss`
+   * `deepseek-v32` (V3.2's DSML `<｜DSML｜function_calls>`; also for a template with it, or a `config.json` saying `deepseek_v32` without `chat_template.jinja`), `gpt-oss`
    * (Harmony), `glm45` (`<tool_call>NAME` + `<arg_key>` pairs, also for a template with `<arg_key>`), `kimi-k2`
    * (`<|tool_calls_section_begin|>`, also for a template with it) or `mistral` (`[TOOL_CALLS] [...]`, also when the folder's `chat_template.jinja` has `[TOOL_CALLS]`); `deepseek-v3` also when the folder's `chat_template.jinja` has `<｜tool▁calls▁begin｜>`. Default: `llama3` when the tokenizer folder's
    * `chat_template.jinja` has Llama 3's `<|start_header_id|>`, `gpt-oss` when its `config.json` says `model_type: gpt_oss`,
