@@ -9,26 +9,33 @@ import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type Promp
  * Renders prompts with the backend's own tokenizer and chat template through vLLM's `POST /tokenize`
  * (`{model, messages, tools, add_generation_prompt, chat_template_kwargs, ...}` -> `{tokens}`), for a gateway
  * started without `--model-dir`. Two requests per extended call (the conversation up to the earlier assistant
- * turn, and the whole of it), one per fresh call; a family that names several end-of-turn tokens (Llama 3) asks their
- * ids once more, with the first extended call.
+ * turn, and the whole of it), one per fresh call; a family that names several end-of-turn tokens (Llama 3) or role
+ * tokens (GLM) asks their ids once more each, with the first extended call.
  *
  * @example const renderer = createBackendPromptRenderer(backend);
  */
 export function createBackendPromptRenderer(backend: BackendClient, family?: ModelFamily): PromptRenderer {
   const named = family?.history.endOfTurnTokens ?? [];
+  const roles = family?.history.nextRoleTokens ?? [];
   let namedIds: number[] | undefined;
+  let roleIds: number[] | undefined;
   return {
     renderFull: (request, signal) => tokenize(backend, request, request.messages, request.addGenerationPrompt, signal),
     async renderAfterTurn(request, prefixCount, endOfTurnId, signal) {
-      const [before, whole, ids] = await Promise.all([
+      const [before, whole, ids, opening] = await Promise.all([
         tokenize(backend, request, request.messages.slice(0, prefixCount), false, signal),
         tokenize(backend, request, request.messages, request.addGenerationPrompt, signal),
         namedIds ?? (named.length === 0 ? [] : tokenIdsOf(backend, request.model, named, signal)),
+        roleIds ?? (roles.length === 0 ? [] : tokenIdsOf(backend, request.model, roles, signal)),
       ]);
       namedIds = ids;
-      // Llama 3's templates write <|eot_id|> after a turn the model ended with <|eom_id|> (model-family.ts)
-      const markers = ids.includes(endOfTurnId) ? ids : [endOfTurnId];
-      const turns = countOccurrences(before, markers);
+      roleIds = opening;
+      // GLM's template writes nothing after a turn: the next message opens with the role token the model stopped at,
+      // so the turn ends at the first role token after it; Llama 3's templates write <|eot_id|> after a turn the
+      // model ended with <|eom_id|> (model-family.ts)
+      const opensNext = opening.includes(endOfTurnId);
+      const markers = opensNext ? opening : ids.includes(endOfTurnId) ? ids : [endOfTurnId];
+      const turns = countOccurrences(before, markers) + (opensNext ? 1 : 0);
       if (turns === 0) return null;
       const cut = indexAfterOccurrence(whole, markers, turns);
       return cut === -1 ? null : whole.slice(cut);

@@ -55,10 +55,11 @@ export function createLocalPromptRenderer(modelDir: string, family?: ModelFamily
     },
     async renderAfterTurn(request, prefixCount, endOfTurnId) {
       const model = await load();
-      const markers = endOfTurnMarkers(model.tokenizer.decode([endOfTurnId]), family);
+      const { markers, opensNext } = endOfTurnMarkers(model.tokenizer.decode([endOfTurnId]), family);
       if (markers.length === 0) return null;
       const before = renderText(model, request, request.messages.slice(0, prefixCount), false);
-      const turns = countOccurrences(before, markers);
+      // a turn ended by the next message's role token (GLM) ends at the first role token after it
+      const turns = countOccurrences(before, markers) + (opensNext ? 1 : 0);
       if (turns === 0) return null;
       const whole = renderText(model, request, request.messages, request.addGenerationPrompt);
       const cut = indexAfterOccurrence(whole, markers, turns);
@@ -72,12 +73,16 @@ export function createLocalPromptRenderer(modelDir: string, family?: ModelFamily
 /**
  * What may close the earlier turn in the rendering: the sampled end-of-turn token, or, when it is one of the family's
  * `history.endOfTurnTokens`, any of those (Llama 3's JSON templates write `<|eot_id|>` after a turn the model ended
- * with `<|eom_id|>`). None for an id that decodes to no text.
+ * with `<|eom_id|>`); when it is one of `history.nextRoleTokens`, all of those, and the turn then ends at the next
+ * (`opensNext`: GLM's template writes nothing after a turn, the next message opens with the role token the model
+ * stopped at). None for an id that decodes to no text.
  */
-function endOfTurnMarkers(sampled: string, family: ModelFamily | undefined): string[] {
-  if (sampled === '') return [];
+function endOfTurnMarkers(sampled: string, family: ModelFamily | undefined): { markers: string[]; opensNext: boolean } {
+  if (sampled === '') return { markers: [], opensNext: false };
+  const roles = family?.history.nextRoleTokens ?? [];
+  if (roles.includes(sampled)) return { markers: [...roles], opensNext: true };
   const named = family?.history.endOfTurnTokens ?? [];
-  return named.includes(sampled) ? named.filter((token) => token !== '') : [sampled];
+  return { markers: named.includes(sampled) ? named.filter((token) => token !== '') : [sampled], opensNext: false };
 }
 
 function renderText(

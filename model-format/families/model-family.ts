@@ -76,5 +76,12 @@ export interface ModelFamily {
      * extended from its ids (the sampled one kept). Unset: the sampled end-of-turn token alone
      */
     endOfTurnTokens?: readonly string[];
+    /**
+     * the role tokens that open a message, where the model ends its turn with the next one's and the template writes
+     * nothing after a turn (GLM-4.5: the model stops at `<|observation|>` or `<|user|>`, which the template writes as
+     * the tool results' or the next user message's opening): a turn the model ended with one of them ends at the first
+     * of them after it (found by counting them all before it), and is extended from its ids, the sampled one kept
+     */
+    nextRoleTokens?: readonly string[];
   };
 }
