@@ -69,6 +69,7 @@ async function generate(context: SimContext, request: FastifyRequest, reply: Fas
       thinking: opensThinkingTurn(record, context.family),
       maxNewTokens,
       ...sglangStopSettings(sampling, hash),
+      textSkipsSpecialTokens: true,
     },
     () => seededPolicyReply({ random, thinking: false, tools: [], toolChoice: 'none' }),
   );

@@ -21,6 +21,11 @@ export interface SglangGenerationSettings {
   /** `no_stop_trim`: keep the matched stop string or stop token's text in `text` */
   noStopTrim: boolean;
   skipSpecialTokens: boolean;
+  /**
+   * the text honours `skipSpecialTokens` for every id, as SGLang's detokenizer does (`/generate`); unset: only the
+   * matched stop token's text does, the rest is the family's text as rendered (the chat endpoint lays its fields out on it)
+   */
+  textSkipsSpecialTokens?: boolean;
   promptHash: number;
   /** refuses a decided reply the endpoint cannot answer (chat: raw text with tags, see check-chat-reply.ts) */
   checkReply?: (reply: SimReply | null, scriptEntry: number | null) => void;
@@ -101,6 +106,8 @@ export async function runSglangGeneration(
   const outputIds = plan.tokenIds;
   const last = outputIds.length - 1;
   const tokenTexts = [...plan.tokenTexts];
+  // a family whose text keeps its special tokens (Harmony's <|channel|>) loses them unless asked skip_special_tokens: false
+  if (settings.textSkipsSpecialTokens === true && settings.skipSpecialTokens) dropSpecialTokenTexts(context, outputIds, tokenTexts);
   let finishReason: SglangFinishReason;
   if (plan.finishReason === 'length') finishReason = { type: 'length', length: outputIds.length };
   else if (typeof plan.stopReason === 'string') {
@@ -131,6 +138,14 @@ function untrimmedLastText(context: SimContext, ids: readonly number[], texts: r
   const full = tokenizer === null ? `${texts.join('')}${stop}` : tokenizer.decode([...ids], { skipSpecialTokens: true });
   if (!full.startsWith(before)) throw new VllmError(500, 'The simulator cannot lay out this no_stop_trim reply.');
   return full.slice(before.length);
+}
+
+function dropSpecialTokenTexts(context: SimContext, ids: readonly number[], texts: string[]): void {
+  const tokenizer = context.loadedTokenizer();
+  if (tokenizer === null) return;
+  ids.forEach((id, index) => {
+    if (tokenizer.isSpecialId(id)) texts[index] = '';
+  });
 }
 
 function keptTokenText(context: SimContext, id: number, skipSpecialTokens: boolean): string {

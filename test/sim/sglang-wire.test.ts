@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { postJson, ssePayloads, sseChunks, startSim, type RunningSim } from './sim-test-helpers.js';
 import type { SimBackendOptions, SimScript } from '../../sim/index.js';
+import { gptOssModelFolder } from '../token-faithful/gpt-oss-model-folder.js';
 
 /** The SGLang flavour's wire behaviour, each fact read from SGLang's source (named per test). */
 
@@ -247,5 +248,25 @@ describe('SGLang weight version (http_server.py /update_weight_version, /get_mod
     const response = await postJson(`${url}/generate`, { sampling_params: {} });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: { message: 'Either text, input_ids or input_embeds should be provided.' } });
+  });
+});
+
+describe('SGLang /generate special tokens (sampling_params.py skip_special_tokens, detokenizer_manager.py)', () => {
+  it("leaves a special token's text out by default and keeps it with skip_special_tokens false (Harmony's markers)", async () => {
+    const folder = gptOssModelFolder();
+    try {
+      const reply = { reasoning: 'Greet.', content: 'Hello.', times: 'forever' as const };
+      const { url } = await sglang({ replies: [reply] }, { tokenizerDir: folder.dir });
+      const prompt = { text: '<|start|>user<|message|>Hi<|end|><|start|>assistant', sampling_params: { max_new_tokens: 64 } };
+      const skipped = await generate(url, prompt);
+      const kept = await generate(url, { ...prompt, sampling_params: { ...prompt.sampling_params, skip_special_tokens: false } });
+      expect(kept.output_ids).toEqual(skipped.output_ids);
+      expect(kept.text).toBe('<|channel|>analysis<|message|>Greet.<|end|><|start|>assistant<|channel|>final<|message|>Hello.');
+      expect(skipped.text).toBe('analysisGreet.assistantfinalHello.');
+      const streamed = await streamedFrames(url, { ...prompt, sampling_params: { ...prompt.sampling_params, skip_special_tokens: false } });
+      expect(streamed.frames.at(-1)!.text).toBe(kept.text);
+    } finally {
+      folder.remove();
+    }
   });
 });

@@ -47,12 +47,45 @@ afterEach(async () => {
   setup = undefined;
 });
 
-/** The simulator speaking Harmony (picked from the folder's config.json) behind a token-faithful gateway of family auto. */
-async function start(): Promise<GatewayWithSim> {
+/**
+ * The simulator speaking Harmony (picked from the folder's config.json), as vLLM or as SGLang, behind a token-faithful
+ * gateway of family auto.
+ */
+async function start(flavour: 'vllm' | 'sglang' = 'vllm'): Promise<GatewayWithSim> {
   return startGatewayWithSim(
-    { script: orderedScript(REPLIES), tokenizerDir: folder.dir, modelName: MODEL },
+    { script: orderedScript(REPLIES), tokenizerDir: folder.dir, modelName: MODEL, flavour },
     { tokenFaithful: '*', modelDir: folder.dir },
   );
+}
+
+/** The session through Chat Completions with the real openai client, each answer checked against what the simulator meant. */
+async function chatSession(session: string, stream: boolean): Promise<void> {
+  const client = new OpenAI({ baseURL: setup!.openaiBase(session), apiKey: 'x', maxRetries: 0 });
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTIONS[0]! }];
+  const answers: OpenAI.Chat.Completions.ChatCompletionMessage[] = [];
+  const finishes: string[] = [];
+  const reasonings: string[] = [];
+  for (let turn = 0; turn < REPLIES.length; turn++) {
+    const params = { model: MODEL, messages, tools: [READ_FILE_TOOL] };
+    // the SDK's accumulator keeps only the last delta of a field it does not know, so streamed reasoning is summed here
+    let streamedReasoning = '';
+    const runner = stream ? client.chat.completions.stream({ ...params, stream: true }) : null;
+    runner?.on('chunk', (chunk) => (streamedReasoning += (chunk.choices[0]?.delta as { reasoning?: string } | undefined)?.reasoning ?? ''));
+    const choice = runner !== null ? (await runner.finalChatCompletion()).choices[0]! : (await client.chat.completions.create(params)).choices[0]!;
+    reasonings.push(stream ? streamedReasoning : ((choice.message as { reasoning?: string }).reasoning ?? ''));
+    answers.push(choice.message);
+    finishes.push(choice.finish_reason);
+    messages.push(choice.message as ChatCompletionMessageParam);
+    for (const call of choice.message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: TOOL_RESULTS[turn]! });
+    if (turn === 2) messages.push({ role: 'user', content: QUESTIONS[1]! });
+  }
+  expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop', 'tool_calls', 'stop']);
+  // whole: json.dumps(json.loads(arguments)); streamed: the arguments as the model wrote them (compact JSON)
+  const read = (path: string) => [{ name: 'read_file', arguments: stream ? `{"path":"${path}"}` : `{"path": "${path}"}` }];
+  expect(answers.map(functionCalls)).toEqual([read('src/a.ts'), read('src/missing.ts'), null, read('src/b.ts'), null]);
+  // the preamble (commentary without a recipient) is content, as in vLLM
+  expect(answers.map((answer) => answer.content ?? null)).toEqual(REPLIES.map((reply) => reply.content ?? null));
+  expect(reasonings).toEqual(REPLIES.map((reply) => reply.reasoning));
 }
 
 const BASE = { model: MODEL, tools: [READ_FILE_TOOL], chatTemplateKwargs: null, chatTemplate: null, addGenerationPrompt: true };
@@ -115,34 +148,21 @@ describe('a gpt-oss token-faithful session (family gpt-oss, detected from the mo
   for (const stream of [false, true]) {
     it(`Chat Completions (${stream ? 'streamed' : 'not streamed'}): two questions, tool calls, a tool error, two answers; one sample`, async () => {
       setup = await start();
-      const client = new OpenAI({ baseURL: setup.openaiBase('chat'), apiKey: 'x', maxRetries: 0 });
-      const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTIONS[0]! }];
-      const answers: OpenAI.Chat.Completions.ChatCompletionMessage[] = [];
-      const finishes: string[] = [];
-      const reasonings: string[] = [];
-      for (let turn = 0; turn < REPLIES.length; turn++) {
-        const params = { model: MODEL, messages, tools: [READ_FILE_TOOL] };
-        // the SDK's accumulator keeps only the last delta of a field it does not know, so streamed reasoning is summed here
-        let streamedReasoning = '';
-        const runner = stream ? client.chat.completions.stream({ ...params, stream: true }) : null;
-        runner?.on('chunk', (chunk) => (streamedReasoning += (chunk.choices[0]?.delta as { reasoning?: string } | undefined)?.reasoning ?? ''));
-        const choice =
-          runner !== null ? (await runner.finalChatCompletion()).choices[0]! : (await client.chat.completions.create(params)).choices[0]!;
-        reasonings.push(stream ? streamedReasoning : ((choice.message as { reasoning?: string }).reasoning ?? ''));
-        answers.push(choice.message);
-        finishes.push(choice.finish_reason);
-        messages.push(choice.message as ChatCompletionMessageParam);
-        for (const call of choice.message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: TOOL_RESULTS[turn]! });
-        if (turn === 2) messages.push({ role: 'user', content: QUESTIONS[1]! });
-      }
-      expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop', 'tool_calls', 'stop']);
-      // whole: json.dumps(json.loads(arguments)); streamed: the arguments as the model wrote them (compact JSON)
-      const read = (path: string) => [{ name: 'read_file', arguments: stream ? `{"path":"${path}"}` : `{"path": "${path}"}` }];
-      expect(answers.map(functionCalls)).toEqual([read('src/a.ts'), read('src/missing.ts'), null, read('src/b.ts'), null]);
-      // the preamble (commentary without a recipient) is content, as in vLLM
-      expect(answers.map((answer) => answer.content ?? null)).toEqual(REPLIES.map((reply) => reply.content ?? null));
-      expect(reasonings).toEqual(REPLIES.map((reply) => reply.reasoning));
+      await chatSession('chat', stream);
       await expectOneSample('chat');
+    });
+  }
+
+  for (const stream of [false, true]) {
+    it(`Chat Completions over SGLang's /generate (${stream ? 'streamed' : 'not streamed'}): Harmony's markers asked for and kept; one sample`, async () => {
+      setup = await start('sglang');
+      await chatSession('sglang', stream);
+      // the simulator leaves special tokens out of /generate's text unless asked skip_special_tokens: false, as SGLang
+      // does: without them the answers above could not have been read
+      expect(setup.sim.log.map((record) => [record.endpoint, record.text.startsWith('<|channel|>analysis<|message|>')])).toEqual(
+        REPLIES.map(() => ['generate', true]),
+      );
+      await expectOneSample('sglang');
     });
   }
 
