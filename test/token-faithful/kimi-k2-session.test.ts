@@ -150,3 +150,58 @@ describe('a Kimi K2 token-faithful session (family kimi-k2, detected from a mode
     });
   }
 });
+
+// K2-Instruct's first template writes an assistant turn as its content only and a result without its call's id: the
+// gateway extends each turn from its ids all the same (the calls the model wrote stay in the sample), and the results
+// reach the model as the template writes them
+const INSTRUCT_REPLIES: SimReply[] = REPLIES.map(({ reasoning: _reasoning, ...reply }) => reply);
+
+describe('a Kimi K2-Instruct token-faithful session (its first template: no reasoning, calls not written back)', () => {
+  let instruct: { dir: string; remove: () => void };
+  beforeAll(() => {
+    instruct = kimiK2ModelFolder({ template: 'instruct' });
+  });
+  afterAll(() => instruct.remove());
+
+  /** The simulator named kimi-k2 (the template has no marker it knows Kimi by) behind a gateway of family auto. */
+  async function startInstruct(): Promise<GatewayWithSim> {
+    return startGatewayWithSim(
+      { script: orderedScript(INSTRUCT_REPLIES), tokenizerDir: instruct.dir, modelName: 'moonshotai/Kimi-K2-Instruct', family: 'kimi-k2' },
+      { tokenFaithful: '*', modelDir: instruct.dir },
+    );
+  }
+
+  it('shows the family on /healthz, reading no reasoning', async () => {
+    setup = await startInstruct();
+    const health = (await (await fetch(`${setup.url}/healthz`)).json()) as { tokenFaithful: { family: unknown } };
+    expect(health.tokenFaithful.family).toEqual({ name: 'kimi-k2', reasoningParser: 'none', toolCallParser: 'kimi-k2' });
+  });
+
+  for (const stream of [false, true]) {
+    it(`Chat Completions (${stream ? 'streamed' : 'not streamed'}): parallel tool calls, a tool error, an answer; one sample`, async () => {
+      setup = await startInstruct();
+      const client = new OpenAI({ baseURL: setup.openaiBase('instruct'), apiKey: 'x', maxRetries: 0 });
+      const { answers, finishes } = await chatToolLoop(client, 'moonshotai/Kimi-K2-Instruct', {
+        question: QUESTION,
+        turns: 3,
+        stream,
+        result: RESULT,
+      });
+      expect(finishes).toEqual(['tool_calls', 'tool_calls', 'stop']);
+      expect(answers.flatMap((answer) => (answer.tool_calls ?? []).map((call) => call.id))).toEqual(KIMI_IDS);
+      expect(answers.map((answer) => answer.content ?? null)).toEqual(['Reading both.', null, REPLIES[2]!.content]);
+      expect(answers.map((answer) => (answer as { reasoning?: unknown }).reasoning ?? null)).toEqual([null, null, null]);
+      const calls = setup.gateway.store.listCalls('instruct');
+      expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend']);
+      expectPromptChain(calls);
+      expect(calls.map((call) => call.completionTokenIds?.at(-1))).toEqual([KIMI_IM_END, KIMI_IM_END, KIMI_IM_END]);
+      const samples = reconstructSession(setup.gateway.store, 'instruct', { strategy: 'merge' });
+      expect(samples.map((sample) => verifySample(sample, calls))).toEqual([{ ok: true }]);
+      // the calls are in the prompt as the model wrote them (its ids); the results follow without them
+      const lastPrompt = (await loadHfTokenizer(instruct.dir)).decode([...calls[2]!.promptTokenIds!]);
+      expect(lastPrompt.split('<|tool_call_begin|>').length - 1).toBe(3);
+      expect(lastPrompt).toContain(`<|im_end|><|im_system|>tool<|im_middle|>${TOOL_RESULTS[0]![0]}<|im_end|>`);
+      expect(lastPrompt).not.toContain('## Return of');
+    });
+  }
+});

@@ -21,7 +21,7 @@ export function kimiThinking(request: ReasoningRequest | undefined): boolean {
  * Splits a Kimi K2 (Thinking) completion as vLLM's `kimi_k2` reasoning parser does (`extract_reasoning`): thinking
  * off, all content; else a leading `<think>` is dropped, the text up to `</think>` is reasoning and after it content
  * (null when empty); without `</think>` a tool-call section ends the reasoning (the section is content); without
- * either all is reasoning. K2-Instruct writes no reasoning: run it with `--reasoning-parser none`.
+ * either all is reasoning. K2-Instruct writes no reasoning: its folder reads none (the family's `forFolder`).
  *
  * @example splitKimiK2Reasoning('<think>hm</think>Yes'); // { reasoning: 'hm', content: 'Yes' }
  */
