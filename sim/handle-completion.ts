@@ -6,6 +6,7 @@ import { completionRequestSchema, readGenerationRequest, usageOptions, type Comp
 import { bodyBytes, checkModel, fastPromptIds, resolveMaxTokens, seedHash, stopConditions } from './request-basics.js';
 import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.js';
 import { readKimiK2Prompt } from './read-kimi-k2-prompt.js';
+import { opensDeepSeekV32Thinking } from './read-deepseek-v32-prompt.js';
 import { seededPolicyReply } from './seeded-policy.js';
 import { createSeededRandom, hashNumbers } from './seeded-random.js';
 import type { SimContext } from './sim-context.js';
@@ -45,7 +46,10 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   record.scriptEntry = decision.scriptEntry;
   if (actEarlyFault(context, record, decision.fault, reply)) return;
   const kimi = context.family === 'kimi-k2' ? readKimiK2Prompt(await context.tokenizer(), record) : null;
-  const thinking = kimi?.opensTurn ?? opensThinkingTurn(record, context.family);
+  const thinking =
+    context.family === 'deepseek-v32'
+      ? opensDeepSeekV32Thinking(await context.tokenizer(), record)
+      : (kimi?.opensTurn ?? opensThinkingTurn(record, context.family));
   const generation = await generateCompletion(context, decision, {
     thinking,
     maxTokens,

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadHfTokenizer, type HfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
@@ -7,7 +8,15 @@ import type { SimReply } from '../../sim/render-reply-text.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { deepSeekV32ModelFolder } from './deepseek-v32-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
-import { anthropicToolLoop, chatToolLoop, functionCalls, responsesToolLoop, responseSaid, type ToolResult } from './tool-loop-drivers.js';
+import {
+  anthropicToolLoop,
+  chatToolLoop,
+  functionCalls,
+  READ_FILE_TOOL,
+  responsesToolLoop,
+  responseSaid,
+  type ToolResult,
+} from './tool-loop-drivers.js';
 
 const MODEL = 'deepseek-ai/DeepSeek-V3.2';
 // what the simulated model means to say (thinking off, vLLM's default for V3.2): two parallel calls after a sentence,
@@ -54,9 +63,9 @@ afterEach(async () => {
 });
 
 /** The simulator speaking DSML (picked from the folder's config.json) behind a token-faithful gateway of family auto. */
-async function start(): Promise<GatewayWithSim> {
+async function start(replies: SimReply[] = REPLIES): Promise<GatewayWithSim> {
   return startGatewayWithSim(
-    { script: orderedScript(REPLIES), tokenizerDir: folder.dir, modelName: MODEL },
+    { script: orderedScript(replies), tokenizerDir: folder.dir, modelName: MODEL },
     { tokenFaithful: '*', modelDir: folder.dir },
   );
 }
@@ -142,4 +151,68 @@ describe('a DeepSeek V3.2 token-faithful session (no template: the family render
       expectOneSample('responses');
     });
   }
+
+  for (const stream of [false, true]) {
+    it(`thinking on (chat_template_kwargs.thinking), Chat Completions (${stream ? 'streamed' : 'not streamed'}): two questions; reasoning dropped by the encoder stays in the sample`, async () => {
+      setup = await start(THINKING_REPLIES);
+      const { answers, reasonings } = await thinkingChat(stream);
+      expect(answers.map((answer) => parsedCalls(functionCalls(answer)))).toEqual([
+        [{ name: 'read_file', arguments: { path: 'src/a.ts' } }],
+        null,
+        [{ name: 'read_file', arguments: { path: 'src/b.ts' } }],
+        null,
+      ]);
+      expect(reasonings).toEqual(THINKING_REPLIES.map((reply) => reply.reasoning));
+      expect(answers.map((answer) => answer.content ?? null)).toEqual(['\n\n', THINKING_REPLIES[1]!.content, '\n\n', THINKING_REPLIES[3]!.content]);
+      const calls = setup.gateway.store.listCalls('thinking');
+      expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend', 'extend']);
+      expectPromptChain(calls);
+      const prompts = calls.map((call) => tokenizer.decode([...call.promptTokenIds!]));
+      // the encoder opens the turn with <think> after the last user turn and after the last tool results
+      expect(prompts[0]!.endsWith(`<｜User｜>${QUESTION}<｜Assistant｜><think>`)).toBe(true);
+      expect(prompts[1]!.endsWith(`\n</function_results>\n\n<think>`)).toBe(true);
+      // after the second question the encoder would drop the first question's reasoning (and close its turn with
+      // </think>): the prompt extends the sampled ids instead, so the model's first reasoning is still there
+      expect(prompts[2]!).toContain(`<｜Assistant｜><think>${THINKING_REPLIES[0]!.reasoning}</think>`);
+      expect(prompts[2]!.endsWith(`<｜User｜>${SECOND_QUESTION}<｜Assistant｜><think>`)).toBe(true);
+      const samples = reconstructSession(setup.gateway.store, 'thinking', { strategy: 'merge' });
+      expect(samples.map((sample) => verifySample(sample, calls))).toEqual([{ ok: true }]);
+    });
+  }
 });
+
+// thinking on: a call, an answer; a second question: a call answered with an error, an answer
+const THINKING_REPLIES: SimReply[] = [
+  { reasoning: 'Read a.ts first.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }] },
+  { reasoning: 'It exports a.', content: 'a.ts exports a().' },
+  { reasoning: 'Now b.ts.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/b.ts' } }] },
+  { reasoning: 'It is missing.', content: 'src/b.ts does not exist.' },
+];
+const SECOND_QUESTION = 'And src/b.ts?';
+const THINKING_RESULTS = ['export function a() {}', 'Error: ENOENT: no such file or directory'];
+
+/**
+ * The thinking session through Chat Completions with the real openai client and `chat_template_kwargs.thinking`; each
+ * answer goes back with its reasoning, which DeepSeek's encoder needs for a turn after the last user turn (the SDK's
+ * stream accumulator keeps only the last delta of a field it does not know, so streamed reasoning is summed here).
+ */
+async function thinkingChat(stream: boolean): Promise<{ answers: OpenAI.Chat.Completions.ChatCompletionMessage[]; reasonings: string[] }> {
+  const client = new OpenAI({ baseURL: setup!.openaiBase('thinking'), apiKey: 'x', maxRetries: 0 });
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTION }];
+  const answers: OpenAI.Chat.Completions.ChatCompletionMessage[] = [];
+  const reasonings: string[] = [];
+  for (let turn = 0; turn < THINKING_REPLIES.length; turn++) {
+    const params = { model: MODEL, messages, tools: [READ_FILE_TOOL], chat_template_kwargs: { thinking: true } };
+    let streamedReasoning = '';
+    const runner = stream ? client.chat.completions.stream({ ...params, stream: true }) : null;
+    runner?.on('chunk', (chunk) => (streamedReasoning += (chunk.choices[0]?.delta as { reasoning?: string } | undefined)?.reasoning ?? ''));
+    const choice = runner !== null ? (await runner.finalChatCompletion()).choices[0]! : (await client.chat.completions.create(params)).choices[0]!;
+    const reasoning = stream ? streamedReasoning : ((choice.message as { reasoning?: string }).reasoning ?? '');
+    reasonings.push(reasoning);
+    answers.push(choice.message);
+    messages.push({ ...choice.message, reasoning } as ChatCompletionMessageParam);
+    for (const call of choice.message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: THINKING_RESULTS[turn >> 1]! });
+    if (turn === 1) messages.push({ role: 'user', content: SECOND_QUESTION });
+  }
+  return { answers, reasonings };
+}
