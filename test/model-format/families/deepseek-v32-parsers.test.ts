@@ -199,7 +199,7 @@ describe('the deepseek-v3 family with the deepseek-v32 parser', () => {
   });
 
   it('offers deepseek-v31 first, deepseek-v32 by --tool-call-parser', () => {
-    expect(Object.keys(family.toolCalls)).toEqual(['deepseek-v31', 'deepseek-v32']);
+    expect(Object.keys(family.toolCalls)).toEqual(['deepseek-v31', 'deepseek-v32', 'deepseek-v3']);
     expect(resolveModelFamily({ modelFamily: 'deepseek-v3', toolCallParser: 'deepseek-v32' })).toMatchObject({
       reasoningParser: 'deepseek-v3',
       toolCallParser: 'deepseek-v32',
