@@ -3,7 +3,7 @@ import { readBackendBody } from '../backends/read-backend-body.js';
 import { isRecord } from '../../core/json/is-record.js';
 import { isInt32TokenId } from '../../core/token-ids/is-int32-token-id.js';
 import type { ModelFamily } from '../../model-format/families/model-family.js';
-import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
+import { closesSameTurn, countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
 /**
  * Renders prompts with the backend's own tokenizer and chat template through vLLM's `POST /tokenize`
@@ -38,7 +38,8 @@ export function createBackendPromptRenderer(backend: BackendClient, family?: Mod
       const turns = countOccurrences(before, markers) + (opensNext ? 1 : 0);
       if (turns === 0) return null;
       const cut = indexAfterOccurrence(whole, markers, turns);
-      return cut === -1 ? null : whole.slice(cut);
+      if (cut === -1 || (!opensNext && markers.length > 1 && !closesSameTurn(before, whole, markers, turns))) return null;
+      return whole.slice(cut);
     },
   };
 }

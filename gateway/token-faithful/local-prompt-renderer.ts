@@ -2,7 +2,7 @@ import { normalizeChatMessages, normalizeChatTools } from '../../model-format/ch
 import { chatTemplateSpecialTokens, renderChatTemplate } from '../../model-format/chat-template/render-chat-template.js';
 import { loadModelDir, modelDirError, type LoadedModelDir as LoadedModel } from './load-model-dir.js';
 import type { ModelFamily } from '../../model-format/families/model-family.js';
-import { countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
+import { closesSameTurn, countOccurrences, indexAfterOccurrence, type PromptRenderer, type PromptRequest } from './prompt-renderer.js';
 
 /** The conversation `check()` renders: the least a chat template must take. */
 const CHECK_REQUEST: PromptRequest = {
@@ -63,9 +63,10 @@ export function createLocalPromptRenderer(modelDir: string, family?: ModelFamily
       if (turns === 0) return null;
       const whole = renderText(model, request, request.messages, request.addGenerationPrompt);
       const cut = indexAfterOccurrence(whole, markers, turns);
+      if (cut === -1 || (!opensNext && markers.length > 1 && !closesSameTurn(before, whole, markers, turns))) return null;
       // special tokens are split off before the rest is tokenized, so the text after one encodes on its own
       // exactly as it does inside the whole prompt
-      return cut === -1 ? null : model.tokenizer.encode(whole.slice(cut));
+      return model.tokenizer.encode(whole.slice(cut));
     },
   };
 }

@@ -70,6 +70,22 @@ export function indexAfterOccurrence<T>(sequence: Searchable<T>, markers: readon
 }
 
 /**
+ * Whether the `count`-th occurrence of the markers closes the same stretch (from the occurrence before it) in both
+ * sequences. Where a family counts several end-of-turn tokens (one written for another), the turn found in the whole
+ * rendering must be the earlier turn itself, not a message the new ones moved there (gpt-oss: a system message among
+ * them can add Harmony's developer message, one more `<|end|>` before the turn).
+ *
+ * @example closesSameTurn('a<e>b<e>', 'x<e>a<e>b<e>', ['<e>'], 2) // false: the second <e> closes a, not b
+ */
+export function closesSameTurn<T>(before: Searchable<T>, whole: Searchable<T>, markers: readonly T[], count: number): boolean {
+  const [from, to] = [indexAfterOccurrence(before, markers, count - 1), indexAfterOccurrence(before, markers, count)];
+  const [wholeFrom, wholeTo] = [indexAfterOccurrence(whole, markers, count - 1), indexAfterOccurrence(whole, markers, count)];
+  if (to === -1 || wholeTo === -1 || to - from !== wholeTo - wholeFrom) return false;
+  for (let offset = 0; offset < to - from; offset++) if (before[from + offset] !== whole[wholeFrom + offset]) return false;
+  return true;
+}
+
+/**
  * How often any of `markers` occurs (non-overlapping).
  *
  * @example countOccurrences('a<e>b<m>', ['<e>', '<m>']) // 2

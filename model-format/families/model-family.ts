@@ -72,8 +72,10 @@ export interface ModelFamily {
     reserializesToolArguments: boolean;
     /**
      * the tokens that end an assistant turn where the template may write one for another (Llama 3: `<|eot_id|>`,
-     * `<|eom_id|>`): a turn the model ended with any of them is found in the rendering by counting them all, and is
-     * extended from its ids (the sampled one kept). Unset: the sampled end-of-turn token alone
+     * `<|eom_id|>`; gpt-oss: Harmony writes a sampled `<|return|>` back as `<|end|>`, which ends every message): a turn
+     * the model ended with any of them is found in the rendering by counting them all, and is extended from its ids
+     * (the sampled one kept). The turn so found must render alike with and without the new messages, else the call is
+     * rendered fresh (prompt-renderer.ts `closesSameTurn`). Unset: the sampled end-of-turn token alone
      */
     endOfTurnTokens?: readonly string[];
     /**

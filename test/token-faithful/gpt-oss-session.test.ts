@@ -143,6 +143,11 @@ describe('a gpt-oss token-faithful session (family gpt-oss, detected from the mo
     ];
     const newAfterAnswer = await renderer.renderAfterTurn({ ...BASE, messages: afterAnswer }, 2, RETURN, AbortSignal.timeout(30_000));
     expect(tokenizer.decode(newAfterAnswer!)).toBe('<|start|>user<|message|>Again<|end|><|start|>assistant');
+    // a system message among the new ones adds Harmony's developer message, one more <|end|> before the answer: the
+    // count would cut after the first question and send the answer twice, so the call is rendered fresh instead
+    const withInstructions = [...afterAnswer.slice(0, 2), { role: 'system', content: 'Be brief.' }, afterAnswer[2]!];
+    const request = { ...BASE, tools: null, messages: withInstructions };
+    expect(await renderer.renderAfterTurn(request, 2, RETURN, AbortSignal.timeout(30_000))).toBeNull();
   });
 
   for (const stream of [false, true]) {
