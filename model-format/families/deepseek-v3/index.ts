@@ -22,7 +22,7 @@ const V3_TOOL_CALLS: ModelFamily['toolCalls'][string] = {
 };
 
 /**
- * DeepSeek V3.1 and V3.2 (vLLM's `deepseek_v3` reasoning parser; tool parsers `deepseek_v31` and `deepseek_v32`):
+ * DeepSeek V3, V3.1 and V3.2 (vLLM's `deepseek_v3` reasoning parser; tool parsers `deepseek_v31`, `deepseek_v32`, `deepseek_v3`):
  * V3.1's `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>` (the
  * default: what V3.1's template and SGLang's V3.2 template write), or V3.2's own DSML
  * `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K" string="…">V</｜DSML｜parameter>…`
@@ -30,8 +30,9 @@ const V3_TOOL_CALLS: ModelFamily['toolCalls'][string] = {
  * its prompts with the family's own renderer, render-deepseek-v32-chat.ts, as vLLM runs DeepSeek's encoder). Thinking is off unless
  * `chat_template_kwargs.thinking` (the prompt then ends with `<think>` and the reply's reasoning ends at `</think>`).
  * Its templates keep only the text after `</think>` of earlier turns and write arguments with `tojson` (V3.2's encoder:
- * as DSML parameters). Detected from a template with V3.1's tool markers or DSML, or `model_type` `deepseek_v3` /
- * `deepseek_v32` without a template.
+ * as DSML parameters). The first V3 syntax, `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\nARGS\n```<｜tool▁call▁end｜>`
+ * (DeepSeek-V3, V3-0324, R1-0528: `deepseek-v3`), is the default for a folder whose template writes it. Detected from a
+ * template with V3.1's tool markers or DSML, or `model_type` `deepseek_v3` / `deepseek_v32` without a template.
  *
  * @example familyByName('deepseek-v3')?.toolCalls['deepseek-v31']?.parse('Hi', []) // { toolCalls: [], content: 'Hi' }
  */
