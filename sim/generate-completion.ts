@@ -135,11 +135,13 @@ function tokenizeReply(
   const llama3 = family === 'llama3' ? renderLlama3Reply(reply) : null;
   const deepSeekV3First = family === 'deepseek-v3-first' ? renderDeepSeekV3FirstReply(reply, { thinking }) : null;
   const kimi = family === 'kimi-k2' ? renderKimiK2Reply(reply, { thinking, firstCallIndex }) : null;
+  const glm45 = family === 'glm45' ? renderGlm45Reply(reply, { thinking }) : null;
   const layout =
     harmony ??
     llama3 ??
     deepSeekV3First ??
     kimi ??
+    glm45 ??
     (family === 'deepseek-v3'
       ? renderDeepSeekV3Reply(reply, { thinking })
       : family === 'deepseek-v32'
@@ -149,9 +151,7 @@ function tokenizeReply(
           : family === 'mistral'
             ? // a tokenizer of v11 or later has [ARGS] (vLLM's test for a Hugging Face tokenizer) and writes each call with it
               renderMistralReply(reply, { v11: tokenizer.tokenToId('[ARGS]') !== undefined })
-            : family === 'glm45'
-              ? renderGlm45Reply(reply, { thinking })
-              : renderReply(reply, { thinking }));
+            : renderReply(reply, { thinking }));
   // Llama 3's <|python_tag|> opens the turn's ids without being in its text (a special token, skipped)
   const tokenIds = [...(llama3?.openToken === undefined ? [] : tokenizer.encode(llama3.openToken)), ...tokenizer.encode(layout.text)];
   // vLLM skips special tokens in output text (`skip_special_tokens: true`); Qwen3's tags are not special. Harmony's
@@ -177,7 +177,9 @@ function tokenizeReply(
     // Llama 3.1's <|eom_id|> is one of generation_config's eos_token_id besides the tokenizer's EOS: vLLM makes those
     // stop token ids (SamplingParams.update_from_generation_config), so stop_reason names it
     // Kimi K2 ends its turn with <|im_end|>, its generation_config's eos_token_id (the tokenizer's EOS is [EOS])
-    const endToken = llama3?.endToken ?? kimi?.endToken;
+    // GLM stops at the next message's role token (<|observation|>, <|user|>), where the tokenizer has them
+    const glmEnd = glm45 !== null && tokenizer.tokenToId(glm45.endToken) !== undefined ? glm45.endToken : undefined;
+    const endToken = llama3?.endToken ?? kimi?.endToken ?? glmEnd;
     const endId = endToken === undefined ? undefined : tokenizer.encode(endToken)[0];
     // the tokenizer's own EOS is no stop token id: vLLM names none in stop_reason then
     endStopReason = endId === tokenizer.eosTokenId ? undefined : endId;

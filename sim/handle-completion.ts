@@ -5,6 +5,7 @@ import { decideReply, generateCompletion, type Generation } from './generate-com
 import { completionRequestSchema, readGenerationRequest, usageOptions, type CompletionRequest } from './read-generation-request.js';
 import { bodyBytes, checkModel, fastPromptIds, resolveMaxTokens, seedHash, stopConditions } from './request-basics.js';
 import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.js';
+import { opensGlm45Turn } from './read-glm45-prompt.js';
 import { readKimiK2Prompt } from './read-kimi-k2-prompt.js';
 import { opensDeepSeekV32Thinking } from './read-deepseek-v32-prompt.js';
 import { seededPolicyReply } from './seeded-policy.js';
@@ -49,7 +50,9 @@ async function completion(context: SimContext, request: FastifyRequest, reply: F
   const thinking =
     context.family === 'deepseek-v32'
       ? opensDeepSeekV32Thinking(await context.tokenizer(), record)
-      : (kimi?.opensTurn ?? opensThinkingTurn(record, context.family));
+      : context.family === 'glm45'
+        ? opensGlm45Turn(await context.tokenizer(), record)
+        : (kimi?.opensTurn ?? opensThinkingTurn(record, context.family));
   const generation = await generateCompletion(context, decision, {
     thinking,
     maxTokens,
