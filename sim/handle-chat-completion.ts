@@ -9,6 +9,7 @@ import { decodeTokenFor, respondWithGeneration, runWithRecord } from './respond.
 import { chatRequestSchema, readGenerationRequest, usageOptions, type ChatRequest } from './read-generation-request.js';
 import { bodyBytes, checkModel, fastPromptIds, resolveMaxTokens, seedHash, stopConditions } from './request-basics.js';
 import { decideReply, generateCompletion, type Generation } from './generate-completion.js';
+import { readKimiK2Prompt } from './read-kimi-k2-prompt.js';
 import { seededPolicyReply } from './seeded-policy.js';
 import { createSeededRandom, hashNumbers } from './seeded-random.js';
 import type { SimContext } from './sim-context.js';
@@ -42,10 +43,13 @@ async function chatCompletion(context: SimContext, request: FastifyRequest, repl
   record.scriptEntry = decision.scriptEntry;
   checkChatReply(decision.reply, decision.scriptEntry);
   if (actEarlyFault(context, record, decision.fault, reply)) return;
+  // Kimi K2 numbers its calls across the conversation: from the calls its rendered prompt holds
+  const kimi = context.family === 'kimi-k2' && !context.fast ? readKimiK2Prompt(await context.tokenizer(), record) : null;
   const generation = await generateCompletion(context, decision, {
     thinking: settings.thinking,
     maxTokens,
     promptHash: hash,
+    firstCallIndex: kimi?.callsBefore ?? 0,
     ...stopConditions(body),
   });
   const output = chatMessageFields(generation.layout, { textEnd: generation.text.length, parseToolCalls: settings.parseToolCalls });
