@@ -179,6 +179,15 @@ describe('a DeepSeek V3.2 token-faithful session (no template: the family render
       expect(samples.map((sample) => verifySample(sample, calls))).toEqual([{ ok: true }]);
     });
   }
+
+  it('thinking on, a harness that sends no reasoning back: the turn after an answer still extends (vLLM renders that conversation)', async () => {
+    setup = await start(THINKING_REPLIES);
+    await thinkingChat(false, { sendReasoningBack: false });
+    const calls = setup.gateway.store.listCalls('thinking');
+    expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend', 'extend']);
+    const samples = reconstructSession(setup.gateway.store, 'thinking', { strategy: 'merge' });
+    expect(samples.map((sample) => verifySample(sample, calls))).toEqual([{ ok: true }]);
+  });
 });
 
 // thinking on: a call, an answer; a second question: a call answered with an error, an answer
@@ -196,7 +205,10 @@ const THINKING_RESULTS = ['export function a() {}', 'Error: ENOENT: no such file
  * answer goes back with its reasoning, which DeepSeek's encoder needs for a turn after the last user turn (the SDK's
  * stream accumulator keeps only the last delta of a field it does not know, so streamed reasoning is summed here).
  */
-async function thinkingChat(stream: boolean): Promise<{ answers: OpenAI.Chat.Completions.ChatCompletionMessage[]; reasonings: string[] }> {
+async function thinkingChat(
+  stream: boolean,
+  options: { sendReasoningBack: boolean } = { sendReasoningBack: true },
+): Promise<{ answers: OpenAI.Chat.Completions.ChatCompletionMessage[]; reasonings: string[] }> {
   const client = new OpenAI({ baseURL: setup!.openaiBase('thinking'), apiKey: 'x', maxRetries: 0 });
   const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTION }];
   const answers: OpenAI.Chat.Completions.ChatCompletionMessage[] = [];
@@ -210,7 +222,8 @@ async function thinkingChat(stream: boolean): Promise<{ answers: OpenAI.Chat.Com
     const reasoning = stream ? streamedReasoning : ((choice.message as { reasoning?: string }).reasoning ?? '');
     reasonings.push(reasoning);
     answers.push(choice.message);
-    messages.push({ ...choice.message, reasoning } as ChatCompletionMessageParam);
+    const { reasoning: _dropped, ...withoutReasoning } = choice.message as { reasoning?: string };
+    messages.push((options.sendReasoningBack ? { ...choice.message, reasoning } : withoutReasoning) as ChatCompletionMessageParam);
     for (const call of choice.message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: THINKING_RESULTS[turn >> 1]! });
     if (turn === 1) messages.push({ role: 'user', content: SECOND_QUESTION });
   }

@@ -26,10 +26,11 @@ const DSML = '｜DSML｜';
  *   turn (earlier reasoning is dropped); tool results gathered in one `\n\n<function_results>` block of
  *   `\n<result>TEXT</result>`, closed after the call's last result by `\n</function_results>\n\n` and `<think>`
  *   (thinking, after the last user turn) or `</think>`.
- * There is no generation prompt to add (a user turn or the last tool result opens the assistant's): `addGenerationPrompt`
- * changes nothing. What the encoder refuses is refused (an Error): a tool result with no call left to answer, an
- * assistant turn after the last user turn with neither reasoning nor calls in thinking mode, an empty developer
- * message, a developer message before the last user turn in thinking mode (dropping reasoning drops it).
+ * There is no generation prompt to add (a user turn or the last tool result opens the assistant's). What the encoder
+ * refuses is refused (an Error): a tool result with no call left to answer, an assistant turn after the last user turn
+ * with neither reasoning nor calls in thinking mode (unless `addGenerationPrompt` is false: a history rendered to count
+ * its turns, where such an answer is written with empty reasoning), an empty developer message, a developer message
+ * before the last user turn in thinking mode (dropping reasoning drops it).
  *
  * @example
  * renderDeepSeekV32Chat([{ role: 'user', content: 'Hi' }], null, {});
@@ -48,7 +49,9 @@ export function renderDeepSeekV32Chat(messages: readonly unknown[], tools: reado
   if (thinking && endsWithUser && conversation.some((message, index) => message.role === 'developer' && index < lastUser)) {
     throw new Error('DeepSeek V3.2 encoding drops a developer message before the last user message in thinking mode and cannot render');
   }
-  const context = { conversation, lastUser, thinking };
+  // a history rendered to count its turns (no generation prompt) is no prompt the encoder is asked for: a finished
+  // answer the harness sent back without its reasoning is written, as vLLM writes it once the next user turn comes
+  const context = { conversation, lastUser, thinking, strict: options.addGenerationPrompt !== false };
   return BOS + conversation.map((message, index) => renderMessage(context, message, index)).join('');
 }
 
@@ -56,6 +59,8 @@ interface RenderContext {
   conversation: readonly TemplateMessage[];
   lastUser: number;
   thinking: boolean;
+  /** refuse an answer after the last user turn with neither reasoning nor calls in thinking mode, as the encoder does */
+  strict: boolean;
 }
 
 function renderMessage(context: RenderContext, message: TemplateMessage, index: number): string {
@@ -106,7 +111,7 @@ function assistantTurn(context: RenderContext, message: TemplateMessage, index: 
   let reasoningText = '';
   if (context.thinking && index > context.lastUser) {
     const reasoning = readReasoning(message) ?? '';
-    if (reasoning === '' && calls.length === 0) {
+    if (reasoning === '' && calls.length === 0 && context.strict) {
       throw new Error(`messages[${index}]: in thinking mode an assistant turn after the last user message needs reasoning or tool calls`);
     }
     reasoningText = reasoning + THINK_END;

@@ -200,6 +200,15 @@ You are terse.<｜User｜>List src.<｜Assistant｜></think>`,
         thinking,
       ),
     ).toThrow(/needs reasoning or tool calls/);
+    // ... but a history rendered to count its turns (no generation prompt) writes it: the gateway cuts the next prompt
+    // after it, and vLLM renders that answer (without reasoning) once the next user turn comes
+    const answered = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello' },
+    ];
+    expect(renderDeepSeekV32Chat(answered, null, { ...thinking, addGenerationPrompt: false })).toBe(
+      `${BOS}<｜User｜>Hi<｜Assistant｜><think></think>Hello${EOS}`,
+    );
     // thinking on, ending with a user turn: dropping reasoning drops an earlier developer message, and the encoder fails
     const developerFirst = [
       { role: 'developer', content: 'Be brief.' },
