@@ -146,6 +146,11 @@ describe('a Kimi K2 token-faithful session (family kimi-k2, detected from a mode
       ]);
       const ids = responses.flatMap((response) => response.output.flatMap((item) => (item.type === 'function_call' ? [item.call_id] : [])));
       expect(ids).toEqual(KIMI_IDS);
+      // each turn's reasoning as one reasoning item
+      const reasoning = responses.map((response) =>
+        response.output.flatMap((item) => (item.type === 'reasoning' ? (item.content ?? []).map((part) => part.text) : [])),
+      );
+      expect(reasoning).toEqual(REPLIES.map((reply) => [reply.reasoning]));
       await expectOneSample('responses');
     });
   }
