@@ -86,6 +86,9 @@ function expectOneSample(session: string): void {
   expect(prompt.startsWith('<｜begin▁of▁sentence｜>\n\n## Tools\nYou have access to a set of tools')).toBe(true);
   expect(prompt).toContain('\n<functions>\n{"name": "read_file", "description": "Read a file.", "parameters": {"type": "object"');
   expect(prompt.endsWith(`</functions>\n<｜User｜>${QUESTION}<｜Assistant｜></think>`)).toBe(true);
+  // its markers are the vocabulary's special tokens: <｜begin▁of▁sentence｜> 0, <｜Assistant｜> 128804, </think> 128799
+  const ids = [...calls[0]!.promptTokenIds!];
+  expect([ids[0], ...ids.slice(-2)]).toEqual([0, 128804, 128799]);
   // the simulator wrote DSML, and the next prompt carries the results in one <function_results> block after it
   expect(tokenizer.decode([...calls[0]!.completionTokenIds!])).toContain('\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name="read_file">\n');
   expect(tokenizer.decode([...calls[1]!.promptTokenIds!])).toContain(
