@@ -151,7 +151,7 @@ function setErrorHandlers(app: FastifyInstance, context: SimContext): void {
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send('{"detail":"Not Found"}'));
 }
 
-/** `gpt-oss` when the folder's `config.json` says `gpt_oss`, `deepseek-v32` when it says `deepseek_v32` and there is no `chat_template.jinja` or when its `chat_template.jinja` has `<｜DSML｜function_calls>`, `deepseek-v3-first` when it writes the first V3 syntax (`'<｜tool▁sep｜>' + tool['function']['name']`), `deepseek-v3` when it has `<｜tool▁calls▁begin｜>`, `qwen3.5` when it is ChatML with `<function=` and `<think>`, `mistral` when it has `[TOOL_CALLS]`, `kimi-k2` when it has `<|tool_calls_section_begin|>`, `glm45` when it has `<arg_key>` (not ChatML), `llama3` when it is Llama 3's (`<|start_header_id|>`), else `qwen3`. */
+/** `gpt-oss` when the folder's `config.json` says `gpt_oss`, `deepseek-v32` when it says `deepseek_v32` and there is no `chat_template.jinja` or when its `chat_template.jinja` has `<｜DSML｜function_calls>`, `deepseek-v3-first` when it writes the first V3 syntax (`'<｜tool▁sep｜>' + tool['function']['name']`), `deepseek-v3` when it has `<｜tool▁calls▁begin｜>`, `qwen3.5` when it is ChatML with `<function=` and `<think>`, `mistral` when it has `[TOOL_CALLS]`, `kimi-k2` when it has `<|tool_calls_section_begin|>` or `<|im_middle|>`, `glm45` when it has `<arg_key>` (not ChatML), `llama3` when it is Llama 3's (`<|start_header_id|>`), else `qwen3`. */
 function familyOfFolder(directory: string): SimFamily {
   let config = '';
   try {
@@ -169,7 +169,8 @@ function familyOfFolder(directory: string): SimFamily {
     if (template.includes('<｜tool▁calls▁begin｜>')) return 'deepseek-v3';
     if (template.includes('<|im_start|>') && template.includes('<function=') && template.includes('<think>')) return 'qwen3.5';
     if (template.includes('[TOOL_CALLS]')) return 'mistral';
-    if (template.includes('<|tool_calls_section_begin|>')) return 'kimi-k2';
+    // the first K2-Instruct template writes no call markers; every Kimi template writes <|im_middle|>
+    if (template.includes('<|tool_calls_section_begin|>') || template.includes('<|im_middle|>')) return 'kimi-k2';
     if (template.includes('<arg_key>') && !template.includes('<|im_start|>')) return 'glm45';
     return template.includes('<|start_header_id|>') ? 'llama3' : 'qwen3';
   } catch {

@@ -168,10 +168,10 @@ describe('a Kimi K2-Instruct token-faithful session (its first template: no reas
   });
   afterAll(() => instruct.remove());
 
-  /** The simulator named kimi-k2 (the template has no marker it knows Kimi by) behind a gateway of family auto. */
+  /** The simulator speaking Kimi K2 (picked from the template's <|im_middle|>) behind a gateway of family auto. */
   async function startInstruct(): Promise<GatewayWithSim> {
     return startGatewayWithSim(
-      { script: orderedScript(INSTRUCT_REPLIES), tokenizerDir: instruct.dir, modelName: 'moonshotai/Kimi-K2-Instruct', family: 'kimi-k2' },
+      { script: orderedScript(INSTRUCT_REPLIES), tokenizerDir: instruct.dir, modelName: 'moonshotai/Kimi-K2-Instruct' },
       { tokenFaithful: '*', modelDir: instruct.dir },
     );
   }
