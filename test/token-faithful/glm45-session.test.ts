@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadHfTokenizer } from '../../model-format/tokenizer/load-hf-tokenizer.js';
 import { reconstructSession, verifySample } from '../../reconstruct/index.js';
@@ -7,7 +8,15 @@ import type { SimReply } from '../../sim/render-reply-text.js';
 import { startGatewayWithSim, type GatewayWithSim } from '../helpers/gateway-with-sim.js';
 import { GLM_NAMES, glm45ModelFolder } from './glm45-model-folder.js';
 import { expectPromptChain, orderedScript } from './token-faithful-fixtures.js';
-import { anthropicToolLoop, chatToolLoop, functionCalls, responsesToolLoop, responseSaid, type ToolResult } from './tool-loop-drivers.js';
+import {
+  anthropicToolLoop,
+  chatToolLoop,
+  functionCalls,
+  READ_FILE_TOOL,
+  responsesToolLoop,
+  responseSaid,
+  type ToolResult,
+} from './tool-loop-drivers.js';
 
 const MODEL = 'zai-org/GLM-4.6';
 // what the simulated model means to say: it thinks, then two parallel calls after a sentence, one of which fails; one
@@ -53,9 +62,9 @@ afterEach(async () => {
  * The simulator speaking GLM (picked from the folder's template) behind a token-faithful gateway of family auto,
  * rendering with the folder; `render: 'backend'`: with the simulator's /tokenize (no --model-dir, family named).
  */
-async function start(render: 'folder' | 'backend' = 'folder'): Promise<GatewayWithSim> {
+async function start(render: 'folder' | 'backend' = 'folder', replies = REPLIES): Promise<GatewayWithSim> {
   return startGatewayWithSim(
-    { script: orderedScript(REPLIES), tokenizerDir: folder.dir, modelName: MODEL },
+    { script: orderedScript(replies), tokenizerDir: folder.dir, modelName: MODEL },
     render === 'folder' ? { tokenFaithful: '*', modelDir: folder.dir } : { tokenFaithful: '*', modelFamily: 'glm45' },
   );
 }
@@ -171,6 +180,33 @@ describe('a GLM-4.6 token-faithful session (family glm45, detected from a model 
       await expectOneSample('responses');
     });
   }
+
+  it('enable_thinking: false: the prompt closes the think block, the model does not think, and the turns still extend', async () => {
+    setup = await start('folder', REPLIES.slice(0, 3));
+    const client = new OpenAI({ baseURL: setup.openaiBase('no-thinking'), apiKey: 'x', maxRetries: 0 });
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTION }];
+    const said: Array<{ reasoning: unknown; content: string | null }> = [];
+    for (let turn = 0; turn < 3; turn++) {
+      const params = { model: MODEL, messages, tools: [READ_FILE_TOOL], chat_template_kwargs: { enable_thinking: false } };
+      const message = (await client.chat.completions.create(params)).choices[0]!.message;
+      said.push({ reasoning: (message as { reasoning?: unknown }).reasoning ?? null, content: message.content });
+      messages.push(message as ChatCompletionMessageParam);
+      for (const [index, call] of (message.tool_calls ?? []).entries()) {
+        messages.push({ role: 'tool', tool_call_id: call.id, content: RESULT(turn, index).content });
+      }
+    }
+    expect(said).toEqual(REPLIES.slice(0, 3).map((reply) => ({ reasoning: null, content: reply.content ?? null })));
+    const calls = setup.gateway.store.listCalls('no-thinking');
+    expect(calls.map((call) => (call.metadata.tokenFaithful as { mode: string }).mode)).toEqual(['fresh', 'extend', 'extend']);
+    expect(calls.map((call) => call.completionTokenIds?.at(-1))).toEqual([OBSERVATION, OBSERVATION, USER]);
+    const samples = reconstructSession(setup.gateway.store, 'no-thinking', { strategy: 'merge' });
+    expect(samples.map((sample) => verifySample(sample, calls))).toEqual([{ ok: true }]);
+    // the template's thinking-off prompt: /nothink after the question, an empty think block after <|assistant|>
+    const tokenizer = await loadHfTokenizer(folder.dir);
+    const first = tokenizer.decode([...calls[0]!.promptTokenIds!]);
+    expect(first.endsWith(`<|user|>\n${QUESTION}/nothink<|assistant|>\n<think></think>`)).toBe(true);
+    expect(setup.sim.log[0]!.text.startsWith('Reading both.<tool_call>')).toBe(true);
+  });
 
   it("the backend's /tokenize renders (no --model-dir, family named), streamed: one sample", async () => {
     setup = await start('backend');

@@ -6,7 +6,7 @@ import { createGlm45ToolCallStream, parseGlm45ToolCalls } from '../../../model-f
 import { createGlm45ReasoningStream, splitGlm45Reasoning } from '../../../model-format/families/glm45/split-glm45-reasoning.js';
 
 // The expected outputs below were written by reading vLLM's parsers and tracing them by hand on each text (no vLLM was
-// run here, and no GLM tokenizer or official template could be had): the tool parser Glm4MoeModelToolParser
+// run here; GLM-4.6's template is checked in glm45-template.test.ts): the tool parser Glm4MoeModelToolParser
 // (vllm/tool_parsers/glm4_moe_tool_parser.py at 081866a6, the re-parse-and-diff streaming version) and the reasoning
 // parser Glm4MoeModelReasoningParser (vllm/reasoning/glm4_moe_reasoning_parser.py at 0417bb43). Streamed cases feed
 // one token a delta, as vLLM's engine does (the tags are single tokens). Ids are fresh, compared by shape.
