@@ -12,7 +12,10 @@ import { TokentapError } from '../core/errors/tokentap-error.js';
  *
  * Writing costs one lookup statement for all the parts of a call's bodies (which of the lists' last cells and which
  * blobs are stored), and inserts whose results nobody reads: a cell names its previous cell and its blob by their
- * hashes, so no insert waits for another's id (on PostgreSQL they are queued, and sent with the commit).
+ * hashes, so no insert waits for another's id (on PostgreSQL they are queued, and sent with the commit). The lookup
+ * is skipped when every list has a cell this store saw committed (the next turn of a conversation: its history up
+ * to the newest known cell is stored, rows are never deleted): the rest is inserted as it is (`INSERT OR IGNORE`),
+ * so the call's begin needs no answer before its COMMIT (one round trip on PostgreSQL; issue 17).
  */
 
 /** A JSON text and the sha256 of its UTF-8 bytes: the unit stored once. */
@@ -31,18 +34,23 @@ export interface ListPlan {
 
 export interface BlobStore {
   /**
-   * Starts storing the lists and single blobs of one write (inside the caller's transaction): their lookup is queued
-   * (on PostgreSQL it travels with the caller's next statement); the returned function finishes it, queueing the
-   * inserts of what is not stored yet.
+   * Starts storing the lists and single blobs of one write (inside the caller's transaction): their lookup, when one
+   * is needed, is queued (on PostgreSQL it travels with the caller's next statement); the returned function finishes
+   * it, queueing the inserts of what is not stored yet, and returns the function to call once the transaction has
+   * committed (the parts become known: later writes look them up no more).
    */
-  write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => void;
+  write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => () => void;
   readBlob(hash: string): unknown;
   readList(hash: string): unknown[];
+  /** A transaction that stored parts did not commit: forgets which parts are known (they may not be stored). */
+  forget(): void;
 }
 
 /** Hashes the lookup statement takes of each kind (cells, blobs): a list's last cells are searched this many at a time. */
 export const LOOKUP_SLOTS = 16;
 const SLOT_PLACEHOLDERS = Array.from({ length: LOOKUP_SLOTS }, () => '?').join(', ');
+/** Cell and blob hashes remembered as committed (about 10 MB): a turn of a conversation adds four. */
+export const DEFAULT_KNOWN_PARTS = 100_000;
 /** No sha256 is 32 zero bytes: an empty slot, and the previous cell of a list's first (none). */
 const EMPTY_LIST_HASH = Buffer.alloc(32);
 
@@ -89,6 +97,9 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
      SELECT chain.length, blobs.hash FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
   );
   const texts = new BoundedLru<string>(DEFAULT_BLOB_TEXT_CACHE_CHARS, (text) => text.length);
+  // hashes of cells (`c` + latin1) and blobs (`b` + latin1) stored by a transaction of this store that committed
+  const known = new BoundedLru<true>(DEFAULT_KNOWN_PARTS, () => 1);
+  const isKnown = (kind: 'c' | 'b', hash: Buffer): boolean => known.get(kind + hash.toString('latin1')) !== undefined;
 
   /** A blob's JSON text: from the cache (keyed by its content hash, so never stale) or inflated from its row. */
   function readText(hash: Buffer): string {
@@ -116,7 +127,18 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     };
   }
 
-  function write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => void {
+  function write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => () => void {
+    const knownLengths = lists.map(knownLength);
+    if (lists.every((list, index) => list.cells.length === 0 || (knownLengths[index] as number) > 0)) {
+      return () =>
+        insertMissing(
+          lists,
+          blobs,
+          knownLengths,
+          (part) => isKnown('b', part.hash),
+          (_cell, hash) => isKnown('c', hash),
+        );
+    }
     // each list's last cells, and the blobs of their parts and the single ones
     const windows = lists.map((list) => ({ list, start: Math.max(0, list.cells.length - LOOKUP_SLOTS), end: list.cells.length }));
     const first = queueLookup(
@@ -126,26 +148,60 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     return () => {
       const stored = first();
       const lengths = storedLengths(windows, stored);
-      const queued = new Set<string>();
-      const storeBlob = (part: JsonPart): void => {
-        const key = part.hash.toString('latin1');
-        if (stored.blobs.has(key) || queued.has(key)) return;
-        queued.add(key);
-        insertBlob(part.hash, compressText(part.text));
-      };
-      blobs.forEach(storeBlob);
-      lists.forEach((list, index) => {
-        for (let cell = lengths[index] as number; cell < list.cells.length; cell++) {
-          const cellHash = list.cells[cell] as Buffer;
-          const key = `cell:${cellHash.toString('latin1')}`;
-          if (stored.cells.has(cellHash.toString('latin1')) || queued.has(key)) continue;
-          queued.add(key);
-          const part = list.parts[cell] as JsonPart;
-          storeBlob(part);
-          insertCell(cellHash, cell === 0 ? EMPTY_LIST_HASH : (list.cells[cell - 1] as Buffer), part.hash, cell + 1);
-        }
-      });
+      return insertMissing(
+        lists,
+        blobs,
+        lengths,
+        (part) => stored.blobs.has(part.hash.toString('latin1')),
+        (_cell, hash) => stored.cells.has(hash.toString('latin1')),
+      );
     };
+  }
+
+  /** One past the newest cell of the list this store knows committed (0: none). */
+  function knownLength(list: ListPlan): number {
+    for (let cell = list.cells.length; cell > 0; cell--) if (isKnown('c', list.cells[cell - 1] as Buffer)) return cell;
+    return 0;
+  }
+
+  /**
+   * Queues the inserts of the blobs and of each list's cells from `lengths` on that are not stored, and returns what
+   * marks them all known once the transaction committed.
+   */
+  function insertMissing(
+    lists: readonly ListPlan[],
+    blobs: readonly JsonPart[],
+    lengths: readonly number[],
+    blobStored: (part: JsonPart) => boolean,
+    cellStored: (cell: number, hash: Buffer) => boolean,
+  ): () => void {
+    const queued = new Set<string>();
+    const touched: string[] = [];
+    const storeBlob = (part: JsonPart): void => {
+      const key = `b${part.hash.toString('latin1')}`;
+      if (queued.has(key)) return;
+      queued.add(key);
+      touched.push(key);
+      if (!blobStored(part)) insertBlob(part.hash, compressText(part.text));
+    };
+    blobs.forEach(storeBlob);
+    lists.forEach((list, index) => {
+      for (let cell = lengths[index] as number; cell < list.cells.length; cell++) {
+        const cellHash = list.cells[cell] as Buffer;
+        const key = `c${cellHash.toString('latin1')}`;
+        if (queued.has(key)) continue;
+        queued.add(key);
+        touched.push(key);
+        if (cellStored(cell, cellHash)) continue;
+        const part = list.parts[cell] as JsonPart;
+        storeBlob(part);
+        insertCell(cellHash, cell === 0 ? EMPTY_LIST_HASH : (list.cells[cell - 1] as Buffer), part.hash, cell + 1);
+      }
+      // the newest cell of the list was stored before: it is the one the next turn starts from
+      const last = lengths[index] as number;
+      if (last > 0) touched.push(`c${(list.cells[last - 1] as Buffer).toString('latin1')}`);
+    });
+    return () => touched.forEach((key) => known.set(key, true));
   }
 
   /**
@@ -188,7 +244,7 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     return rows.map((row) => JSON.parse(readText(row.hash)));
   }
 
-  return { write, readBlob, readList };
+  return { write, readBlob, readList, forget: () => known.clear() };
 }
 
 /**

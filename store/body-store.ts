@@ -42,12 +42,15 @@ export interface BodyStore {
    */
   write(bodies: readonly unknown[]): Buffer[];
   /**
-   * `write` in two halves: the lookup of what is stored already is queued now (on PostgreSQL it travels with the
-   * caller's next statement), and the returned function queues the rest and gives the envelopes.
+   * `write` in two halves: the lookup of what is stored already, when one is needed, is queued now (on PostgreSQL it
+   * travels with the caller's next statement), and the returned function queues the rest and gives the envelopes,
+   * with `stored` to call once the caller's transaction has committed (blob-store.ts: known parts need no lookup).
    */
-  writeLater(bodies: readonly unknown[]): () => Buffer[];
+  writeLater(bodies: readonly unknown[]): () => { envelopes: Buffer[]; stored: () => void };
   /** Rebuilds a body from its envelope. */
   read(envelope: Buffer): unknown;
+  /** A transaction that stored parts did not commit: forgets which parts are stored (blob-store.ts). */
+  forget(): void;
 }
 
 /**
@@ -117,18 +120,15 @@ export function createBodyStore(database: SqlDatabase): BodyStore {
     );
   }
 
-  function writeLater(bodies: readonly unknown[]): () => Buffer[] {
+  function writeLater(bodies: readonly unknown[]): () => { envelopes: Buffer[]; stored: () => void } {
     const memo: WriteMemo = { parts: new WeakMap(), lists: new WeakMap(), toStore: { lists: new Map(), blobs: new Map() } };
     // the envelopes name their parts by hash, known before anything is stored
     const envelopes = bodies.map((body) => envelopeOf(body, memo));
     const finish = blobs.write([...memo.toStore.lists.values()], [...memo.toStore.blobs.values()]);
-    return () => {
-      finish();
-      return envelopes;
-    };
+    return () => ({ envelopes, stored: finish() });
   }
 
-  return { write: (bodies) => writeLater(bodies)(), writeLater, read };
+  return { write: (bodies) => writeLater(bodies)().envelopes, writeLater, read, forget: () => blobs.forget() };
 }
 
 /** The value's JSON text and its hash, undefined where JSON.stringify gives nothing; memoized per object. */

@@ -87,6 +87,8 @@ export function createStore(engine: StoreEngine): Store {
     countSessions: (filter = {}) => sessions.count(filter),
     beginCall: (input) => writable().beginCall(input),
     finishCall: (callId, result) => writable().finishCall(callId, result),
+    beginCallLater: (input) => writable().beginCallLater(input),
+    finishCallLater: (callId, result) => writable().finishCallLater(callId, result),
     markCallsIncomplete: (callIds) => writable().markIncomplete(callIds),
     batch(work) {
       writable();
@@ -94,9 +96,11 @@ export function createStore(engine: StoreEngine): Store {
       try {
         return transaction.immediate();
       } catch (error) {
-        // finishCall caches a call's tokens as a future prompt parent once its savepoint is released; if the
-        // whole batch then fails to commit, those entries name calls that do not exist: forget them all
+        // finishCall caches a call's tokens as a future prompt parent once its savepoint is released (and the writer
+        // what it wrote: body parts, prompt candidates); if the whole batch then fails to commit, those entries name
+        // rows that do not exist: forget them all
         cache.clear();
+        writer.forget();
         throw error;
       }
     },

@@ -22,13 +22,25 @@ export interface PromptLink {
   tail: Int32Array;
 }
 
+/** An earlier call of the session that may be a prompt's parent: its id and the length of its base sequence. */
+export interface PromptCandidate {
+  id: string;
+  baseLength: number;
+}
+
 export interface PromptDelta {
   /**
-   * Starts choosing the parent for the prompt of the call being finished, inside the finishing transaction: the read
-   * of its session's candidates is queued (on PostgreSQL it travels with the caller's next statement), and the
-   * returned function chooses.
+   * Reads the parent candidates of the call being finished (its session's newest calls with a prompt, newest first),
+   * inside the finishing transaction: the read is queued (on PostgreSQL it travels with the caller's next statement),
+   * and the returned function gives them.
    */
-  encodeLater(callId: string, prompt: Int32Array): () => PromptLink;
+  candidatesLater(callId: string): () => PromptCandidate[];
+  /**
+   * Chooses the parent among the candidates (newest first; the call writer may hand the ones it remembers instead of
+   * reading them: any earlier call of the session with a committed prompt is a correct parent, the best one only the
+   * smallest).
+   */
+  encode(prompt: Int32Array, candidates: readonly PromptCandidate[]): PromptLink;
   /** Rebuilds the full prompt ids (a fresh array) from a stored link. */
   decode(link: StoredPromptLink): Int32Array;
   /** Caches a committed call's base sequence (a copy, so callers may keep their arrays) and returns it. */
@@ -45,7 +57,7 @@ interface CandidateRow {
  *
  * @example
  * const delta = createPromptDelta({ database, cache: new SequenceCache() });
- * const link = delta.encodeLater(callId, promptIds)(); // store link.parentId, link.prefixLength, link.tail
+ * const link = delta.encode(promptIds, delta.candidatesLater(callId)()); // store link.parentId, link.prefixLength, link.tail
  */
 export function createPromptDelta(options: { database: SqlDatabase; cache: SequenceCache }): PromptDelta {
   const { database, cache } = options;
@@ -63,20 +75,20 @@ export function createPromptDelta(options: { database: SqlDatabase; cache: Seque
     ),
   );
 
-  function encodeLater(callId: string, prompt: Int32Array): () => PromptLink {
+  function candidatesLater(callId: string): () => PromptCandidate[] {
     const read = selectCandidates(callId, DEFAULT_PROMPT_PARENT_CANDIDATES);
-    return () => encode(prompt, read());
+    return () => read().map((row) => ({ id: row.id, baseLength: row.base_length }));
   }
 
-  function encode(prompt: Int32Array, rows: CandidateRow[]): PromptLink {
-    const candidates = withinBudget(rows, cache.maxIds / 2);
+  function encode(prompt: Int32Array, given: readonly PromptCandidate[]): PromptLink {
+    const candidates = withinBudget(given, cache.maxIds / 2);
     let parentId: string | null = null;
     let prefixLength = 0;
     // Newest first, replacing only on a strictly longer prefix: ties go to the most recent call. A
     // candidate too short to beat the best so far is never loaded: usually the newest call is the
     // parent and every older base is shorter than what it shares.
     for (const candidate of candidates) {
-      if (Math.min(prompt.length, candidate.base_length) <= prefixLength) continue;
+      if (Math.min(prompt.length, candidate.baseLength) <= prefixLength) continue;
       const shared = sharedPrefixLength(prompt, chain.readBase(candidate.id));
       if (shared > prefixLength) {
         parentId = candidate.id;
@@ -86,15 +98,15 @@ export function createPromptDelta(options: { database: SqlDatabase; cache: Seque
     return { parentId, prefixLength, tail: prompt.subarray(prefixLength) };
   }
 
-  return { encodeLater, decode: chain.decode, remember: chain.remember };
+  return { candidatesLater, encode, decode: chain.decode, remember: chain.remember };
 }
 
 /** Newest candidates whose bases fit in `maxIds` together (always at least one), so encoding never thrashes the cache. */
-function withinBudget(candidates: CandidateRow[], maxIds: number): CandidateRow[] {
+function withinBudget(candidates: readonly PromptCandidate[], maxIds: number): PromptCandidate[] {
   let total = 0;
-  const kept: CandidateRow[] = [];
+  const kept: PromptCandidate[] = [];
   for (const candidate of candidates) {
-    total += candidate.base_length;
+    total += candidate.baseLength;
     if (kept.length > 0 && total > maxIds) break;
     kept.push(candidate);
   }

@@ -607,6 +607,28 @@ export interface Store {
   /** finishes a call: one transaction, committed when this returns */
   finishCall(callId: string, result: FinishCallInput): void;
   /**
+   * `beginCall` inside `batch`, for a caller that wants the seq only once the batch committed (the recorder): on
+   * PostgreSQL the begin then waits for no answer before the batch's COMMIT. Call the result after `batch` returned.
+   *
+   * @example
+   * let begun = () => ({ callId: '', seq: 0 });
+   * store.batch(() => { begun = store.beginCallLater(input); });
+   * const { seq } = begun();
+   */
+  beginCallLater(input: BeginCallInput): () => { callId: string; seq: number };
+  /**
+   * `finishCall` inside `batch`: on PostgreSQL the end of a call this store began waits for no answer before the
+   * batch's COMMIT, and whether the call was `in_progress` is known only then. Call the result after `batch` returned:
+   * it throws what finishCall would have (STORE_CALL_NOT_FOUND, STORE_CALL_ALREADY_FINISHED), that end having changed
+   * nothing. A write that throws inside the batch rolls back alone, as with finishCall.
+   *
+   * @example
+   * let check = () => undefined;
+   * store.batch(() => { check = store.finishCallLater(callId, result); });
+   * check(); // throws if the call was not in progress
+   */
+  finishCallLater(callId: string, result: FinishCallInput): () => void;
+  /**
    * Marks `incomplete` the listed calls still `in_progress` (a live gateway could not record their end); one
    * transaction; returns how many it changed. Calls already finished are left as they are.
    */

@@ -71,8 +71,17 @@ export class BatchWriter {
   /** The writes as one transaction: one error (or undefined) per write, and whether it committed. */
   #writeOnce(writes: readonly RecorderWrite[]): BatchOutcome {
     const own: unknown[] = [];
+    const afterCommit: Array<(() => void) | undefined> = [];
     try {
-      this.#store.batch(() => this.#applyAll(writes, own));
+      this.#store.batch(() => this.#applyAll(writes, own, afterCommit));
+      // what each write learns once the batch committed (on PostgreSQL: whether an end found its call in progress)
+      afterCommit.forEach((check, index) => {
+        try {
+          check?.();
+        } catch (error) {
+          own[index] = error;
+        }
+      });
       return { committed: true, errors: own };
     } catch (error) {
       // the batch did not commit: a write that failed keeps its own reason (SQLITE_FULL, ...), the rest share the commit's
@@ -100,27 +109,27 @@ export class BatchWriter {
     });
   }
 
-  /** Applies the writes in order, one error (or undefined) each into `own`. */
-  #applyAll(writes: readonly RecorderWrite[], own: unknown[]): void {
+  /** Applies the writes in order, one error (or undefined) each into `own`, and what to check once committed into `afterCommit`. */
+  #applyAll(writes: readonly RecorderWrite[], own: unknown[], afterCommit: Array<(() => void) | undefined>): void {
     let aborted: unknown;
     for (const write of writes) {
       // after a full disk or an I/O error SQLite may have rolled the whole transaction back: writing on would commit
       // each later write alone, outside the batch, while the batch reports them failed
-      const error = aborted ?? this.#apply(write);
-      own.push(error);
-      if (aborted === undefined && mayEndTransaction(error)) aborted = error;
+      const applied = aborted === undefined ? this.#apply(write) : { error: aborted };
+      own.push(applied.error);
+      afterCommit.push(applied.afterCommit);
+      if (aborted === undefined && mayEndTransaction(applied.error)) aborted = applied.error;
     }
   }
 
-  /** Applies one write inside the batch; returns its error (its savepoint rolled back) or undefined. */
-  #apply(write: RecorderWrite): unknown {
+  /** Applies one write inside the batch; returns its error (its savepoint rolled back), or what to call once committed. */
+  #apply(write: RecorderWrite): { error?: unknown; afterCommit?: () => void } {
     try {
-      if (write.kind === 'begin') this.#store.beginCall(write.input);
-      else if (this.#unrecorded.has(write.callId)) return beginFailed(write.callId, this.#unrecorded.get(write.callId));
-      else this.#store.finishCall(write.callId, elideStream(write.result));
-      return undefined;
+      if (write.kind === 'begin') return { afterCommit: this.#store.beginCallLater(write.input) };
+      if (this.#unrecorded.has(write.callId)) return { error: beginFailed(write.callId, this.#unrecorded.get(write.callId)) };
+      return { afterCommit: this.#store.finishCallLater(write.callId, elideStream(write.result)) };
     } catch (error) {
-      return error;
+      return { error };
     }
   }
 }

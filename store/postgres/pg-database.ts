@@ -195,9 +195,10 @@ export class PgDatabase implements SqlDatabase {
     const queued = this.#queue;
     this.#queue = [];
     const outcomes = this.#send(queued.map((entry) => entry.step));
+    // a read of an outer scope keeps its answer when a statement of an inner one fails (that scope alone is rolled back)
+    answerReads(queued, outcomes);
     const failed = outcomes.findIndex((outcome) => !outcome.ok);
     if (failed >= 0) throw this.#fail(outcomes[failed] as PgOutcome & { ok: false }, queued[failed]?.scope ?? this.#depth);
-    queued.forEach((entry, index) => entry.answered?.(outcomes[index] as PgAnswer));
     return outcomes[outcomes.length - 1] as PgAnswer;
   }
 
@@ -306,6 +307,7 @@ export class PgDatabase implements SqlDatabase {
     const rollback: PgStep = { kind: 'exec', text: scope === 1 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}` };
     // the statements queued go first: this scope's are undone with it; an outer scope's that failed fail that scope
     const outcomes = this.#send([...queued.map((entry) => entry.step), rollback]);
+    answerReads(queued, outcomes);
     const outerFailed = queued.findIndex((entry, index) => entry.scope < scope && !outcomes[index]?.ok);
     if (outerFailed >= 0) {
       this.#fail(outcomes[outerFailed] as PgOutcome & { ok: false }, queued[outerFailed]?.scope as number);
@@ -320,6 +322,14 @@ export class PgDatabase implements SqlDatabase {
     }
     throw error;
   }
+}
+
+/** Gives each queued read that succeeded its answer (a failed one stays unanswered: asking for it throws). */
+function answerReads(queued: ReadonlyArray<{ answered?: (answer: PgAnswer) => void }>, outcomes: readonly PgOutcome[]): void {
+  queued.forEach((entry, index) => {
+    const outcome = outcomes[index];
+    if (outcome?.ok === true) entry.answered?.(outcome);
+  });
 }
 
 /** The compiled worker: next to this module when built; under dist/ when run from sources (vitest), as record-worker-url.ts. */

@@ -40,6 +40,8 @@ export interface SqlTransaction<F extends AnyArguments> {
 }
 
 export interface SqlDatabase {
+  /** inside a transaction (better-sqlite3's own property) */
+  readonly inTransaction: boolean;
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   prepare<BindParameters extends unknown[] | {} = unknown[], Result = unknown>(
     source: string,
