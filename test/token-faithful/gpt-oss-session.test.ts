@@ -122,7 +122,7 @@ describe('a gpt-oss token-faithful session (family gpt-oss, detected from the mo
   it('shows the family on /healthz', async () => {
     setup = await start();
     const health = (await (await fetch(`${setup.url}/healthz`)).json()) as { tokenFaithful: { family: unknown } };
-    expect(health.tokenFaithful.family).toEqual({ name: 'gpt-oss', reasoningParser: 'openai_gptoss', toolCallParser: 'openai' });
+    expect(health.tokenFaithful.family).toEqual({ name: 'gpt-oss', reasoningParser: 'openai_gptoss', toolCallParser: 'openai', renderer: 'harmony' });
   });
 
   it("a turn ended by <|call|> or by <|return|> is extended by Harmony's rendering of just the new messages", async () => {

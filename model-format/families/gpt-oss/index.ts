@@ -22,6 +22,7 @@ export const gptOssFamily: ModelFamily = {
     openai: { parse: (content) => parseHarmonyToolCalls(content), createStream: () => createHarmonyToolCallStream() },
   },
   renderPrompt: renderHarmonyChat,
+  rendererName: 'harmony',
   keepsSpecialTokens: true,
   // the arguments come back as vLLM's json.dumps wrote them, not as the model did. A finished answer is written back
   // with <|end|>, not the sampled <|return|> (and its analysis dropped): the answer is found by counting <|end|>, which
