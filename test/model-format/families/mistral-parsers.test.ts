@@ -35,10 +35,10 @@ describe('the mistral family', () => {
     expect(detectFamily({ modelType: 'deepseek_v3', template: template('deepseek-v3.1.jinja') })?.name).toBe('deepseek-v3');
   });
 
-  it('has the mistral tool-call parsers (mistral first), no reasoning, and reads its output with special tokens', () => {
+  it('has the mistral tool-call parsers (mistral first), the mistral reasoning parser, and reads its output with special tokens', () => {
     const family = familyByName('mistral')!;
     expect(Object.keys(family.toolCalls)).toEqual(['mistral', 'mistral-v11']);
-    expect(family.reasoning).toBeNull();
+    expect(family.reasoning?.name).toBe('mistral');
     expect(family.keepsSpecialTokens).toBe(true);
   });
 
