@@ -149,8 +149,12 @@ function tokenizeReply(
         : family === 'qwen3.5'
           ? renderQwen35Reply(reply, { thinking })
           : family === 'mistral'
-            ? // a tokenizer of v11 or later has [ARGS] (vLLM's test for a Hugging Face tokenizer) and writes each call with it
-              renderMistralReply(reply, { v11: tokenizer.tokenToId('[ARGS]') !== undefined })
+            ? // a tokenizer of v11 or later has [ARGS] (vLLM's test for a Hugging Face tokenizer) and writes each call with it;
+              // one of v13 or later has [THINK] and thinks first
+              renderMistralReply(reply, {
+                v11: tokenizer.tokenToId('[ARGS]') !== undefined,
+                think: tokenizer.tokenToId('[THINK]') !== undefined,
+              })
             : renderReply(reply, { thinking }));
   // Llama 3's <|python_tag|> opens the turn's ids without being in its text (a special token, skipped)
   const tokenIds = [...(llama3?.openToken === undefined ? [] : tokenizer.encode(llama3.openToken)), ...tokenizer.encode(layout.text)];

@@ -1,9 +1,12 @@
 import { randomInt } from 'node:crypto';
 import { pythonJsonDumps } from './python-json-dumps.js';
-import { contentLayout, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { contentLayout, writeReasoning, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
 
 const TOOL_CALLS = '[TOOL_CALLS]';
 const ARGS = '[ARGS]';
+// mistral_common's begin_think / end_think, control tokens of tokenizers v13 and later (Magistral)
+const THINK = '[THINK]';
+const END_THINK = '[/THINK]';
 const ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 export interface MistralReplyOptions {
@@ -12,14 +15,17 @@ export interface MistralReplyOptions {
    * else the calls are one `[TOOL_CALLS] [{"name": …, "arguments": …}, …]` list
    */
   v11: boolean;
+  /** the tokenizer is v13 or later (`[THINK]` is one of its tokens): a reply's reasoning is written `[THINK]…[/THINK]` first */
+  think?: boolean;
 }
 
 /**
  * Writes a reply as a Mistral model generates it (the simulator's own writer): the content, then the tool calls in
  * the syntax of the model's tokenizer. Before v11 (what vLLM's examples/tool_chat_template_mistral.jinja renders back)
  * `[TOOL_CALLS] [{"name": "…", "arguments": {…}}, …]`, parallel calls in the one list; v11 and later (mistral_common's
- * tokenizers) `[TOOL_CALLS]NAME[ARGS]{…}` for each call. Object arguments are printed like `json.dumps`. No reasoning:
- * a reply's reasoning is not written. The end-of-turn token (`</s>`) is the tokenizer's EOS, added by the caller. The
+ * tokenizers) `[TOOL_CALLS]NAME[ARGS]{…}` for each call. Object arguments are printed like `json.dumps`. A tokenizer of
+ * v13 or later (`think`, Magistral's) writes a reply's reasoning first, `[THINK]REASONING[/THINK]`; an older one writes
+ * none. The end-of-turn token (`</s>`) is the tokenizer's EOS, added by the caller. The
  * first call's `start` is its `[TOOL_CALLS]` (content ends there, as vLLM's parser cuts it), and the server names
  * calls as vLLM's Mistral parser does: nine letters and digits.
  *
@@ -33,13 +39,15 @@ export function renderMistralReply(reply: SimReply, options: MistralReplyOptions
     name: call.name,
     argumentsText: typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments),
   }));
-  const content = reply.content ?? '';
-  const { text, toolCalls } = options.v11 ? writeV11(content, written) : writeList(content, written);
+  const opening = writeReasoning(reply, { thinking: options.think === true }, THINK, END_THINK);
+  // the writers place the calls after what they are given: the think block and the content
+  const before = opening.text + (reply.content ?? '');
+  const { text, toolCalls } = options.v11 ? writeV11(before, written) : writeList(before, written);
   // vLLM's v11+ path keeps the arguments as written; before v11 it re-dumps the parsed list (json.dumps)
   return {
     text,
-    think: null,
-    contentStart: 0,
+    think: opening.think,
+    contentStart: opening.text.length,
     toolCalls,
     toolCallsMarker: TOOL_CALLS,
     argumentsAsWritten: options.v11,
