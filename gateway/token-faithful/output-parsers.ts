@@ -1,7 +1,7 @@
 import type { DeltaToolCall } from '../../model-format/families/qwen3/create-hermes-tool-call-stream.js';
 import type { ParsedToolCall } from '../../model-format/families/qwen3/parse-hermes-tool-calls.js';
 import type { FamilyReasoningParser, FamilyToolCallParser, ModelFamily } from '../../model-format/families/model-family.js';
-import { DEFAULT_MODEL_FAMILY } from '../../model-format/families/model-families.js';
+import { DEFAULT_MODEL_FAMILY, familyReasoningParsers } from '../../model-format/families/model-families.js';
 
 /** A family's reasoning parser's name (vLLM's `--reasoning-parser`: `qwen3`), or `none`. */
 export type ReasoningParserName = string;
@@ -110,8 +110,9 @@ export function createOutputStreamParser(options: OutputParserOptions): OutputSt
 function reasoningParser(options: OutputParserOptions): Pick<FamilyReasoningParser, 'split' | 'createStream'> {
   if (options.reasoning === 'none') return NO_REASONING;
   const family = options.family ?? DEFAULT_MODEL_FAMILY;
-  if (family.reasoning?.name !== options.reasoning) throw new Error(`the ${family.name} model family has no reasoning parser ${options.reasoning}`);
-  return family.reasoning;
+  const parser = familyReasoningParsers(family).find((candidate) => candidate.name === options.reasoning);
+  if (parser === undefined) throw new Error(`the ${family.name} model family has no reasoning parser ${options.reasoning}`);
+  return parser;
 }
 
 function toolCallParser(options: OutputParserOptions): FamilyToolCallParser | null {

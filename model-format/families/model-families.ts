@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { isRecord } from '../../core/json/is-record.js';
-import type { ModelFamily, ModelFolderFacts } from './model-family.js';
+import type { FamilyReasoningParser, ModelFamily, ModelFolderFacts } from './model-family.js';
 import { deepSeekV3Family } from './deepseek-v3/index.js';
 import { glm45Family } from './glm45/index.js';
 import { gptOssFamily } from './gpt-oss/index.js';
@@ -45,7 +45,16 @@ export function detectFamily(facts: ModelFolderFacts): ModelFamily | null {
 
 /** Every family's reasoning parser's name, each once (`--reasoning-parser` takes these and `none`). */
 export function reasoningParserNames(): string[] {
-  return [...new Set(MODEL_FAMILIES.flatMap((family) => (family.reasoning === null ? [] : [family.reasoning.name])))];
+  return [...new Set(MODEL_FAMILIES.flatMap((family) => familyReasoningParsers(family).map((parser) => parser.name)))];
+}
+
+/**
+ * The family's reasoning parsers, its default first (`reasoning`, then `otherReasoning`).
+ *
+ * @example familyReasoningParsers(familyByName('deepseek-v3')!).map((parser) => parser.name) // ['deepseek-v3', 'deepseek-r1']
+ */
+export function familyReasoningParsers(family: ModelFamily): FamilyReasoningParser[] {
+  return [...(family.reasoning === null ? [] : [family.reasoning]), ...(family.otherReasoning ?? [])];
 }
 
 /** Every family's tool-call parser names, each once (`--tool-call-parser` takes these and `none`). */
@@ -137,7 +146,7 @@ export function resolveModelFamily(options: {
   const picked = pickFamily(options.modelFamily ?? 'auto', options.modelDir, facts);
   // the folder shapes the family where its models differ (DeepSeek V3.2's DSML, Qwen3.5's thinking default)
   const family = facts === null || picked.forFolder === undefined ? picked : picked.forFolder(facts);
-  const reasoningNames = [...(family.reasoning === null ? [] : [family.reasoning.name]), 'none'];
+  const reasoningNames = [...familyReasoningParsers(family).map((parser) => parser.name), 'none'];
   const toolNames = [...Object.keys(family.toolCalls), 'none'];
   const reasoningParser = options.reasoningParser ?? reasoningNames[0]!;
   const toolCallParser = options.toolCallParser ?? toolNames[0]!;

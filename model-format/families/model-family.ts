@@ -46,6 +46,8 @@ export interface ModelFamily {
   detect(facts: ModelFolderFacts): boolean;
   /** null: the family's output has no reasoning part */
   reasoning: FamilyReasoningParser | null;
+  /** the family's other reasoning parsers, which `--reasoning-parser` may name (DeepSeek: `deepseek-r1` beside `deepseek-v3`) */
+  otherReasoning?: readonly FamilyReasoningParser[];
   /** tool-call parsers by name, the first the default (Qwen3: `hermes`, `qwen3-coder`) */
   toolCalls: Readonly<Record<string, FamilyToolCallParser>>;
   /**
