@@ -90,16 +90,15 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
   const selectState = database.prepare<[string], { session_id: string; status: CallStatus; metadata: string }>(
     `SELECT session_id, status, metadata FROM calls WHERE id = ?`,
   );
-  const setCallColumns = `status = @status, token_source = @tokenSource, finish_reason = @finishReason,
+  const updateCall = queuedRun(
+    database.prepare<[Record<string, unknown>]>(`UPDATE calls SET status = @status, token_source = @tokenSource, finish_reason = @finishReason,
             stop_reason = ${postgres ? '@stopReason::jsonb' : '@stopReason'}, usage = @usage, error = @error, http_status = @httpStatus, flags = @flags,
             ended_at = @endedAt, time_to_first_token_ms = @timeToFirstTokenMs, total_ms = @totalMs,
             prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
             prompt_parent_id = @promptParentId, prompt_prefix_length = @promptPrefixLength, prompt_tail = @promptTail,
             completion_token_ids = @completionTokenIds, completion_logprobs = @completionLogprobs,
             backend_id = coalesce(@backendId, backend_id), weight_version = @weightVersion,
-            metadata = @metadata`;
-  const updateCall = queuedRun(
-    database.prepare<[Record<string, unknown>]>(`UPDATE calls SET ${setCallColumns} WHERE id = @id AND status = 'in_progress'`),
+            metadata = @metadata WHERE id = @id AND status = 'in_progress'`),
   );
   const updateBodies = queuedRun(
     database.prepare<[Buffer | null, Buffer | null, string]>(`UPDATE call_bodies SET response_body = ?, response_stream = ? WHERE call_id = ?`),
@@ -108,7 +107,14 @@ export function createCallWriter(options: { database: SqlDatabase; sessions: Ses
   const finishRow = postgres
     ? queuedAll(
         database.prepare<[Record<string, unknown>], { finished: number }>(
-          `WITH finished AS (UPDATE calls SET ${setCallColumns} WHERE id = @id AND status = 'in_progress' RETURNING id),
+          `WITH finished AS (UPDATE calls SET status = @status, token_source = @tokenSource, finish_reason = @finishReason,
+            stop_reason = ${postgres ? '@stopReason::jsonb' : '@stopReason'}, usage = @usage, error = @error, http_status = @httpStatus, flags = @flags,
+            ended_at = @endedAt, time_to_first_token_ms = @timeToFirstTokenMs, total_ms = @totalMs,
+            prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
+            prompt_parent_id = @promptParentId, prompt_prefix_length = @promptPrefixLength, prompt_tail = @promptTail,
+            completion_token_ids = @completionTokenIds, completion_logprobs = @completionLogprobs,
+            backend_id = coalesce(@backendId, backend_id), weight_version = @weightVersion,
+            metadata = @metadata WHERE id = @id AND status = 'in_progress' RETURNING id),
                 bodies AS (UPDATE call_bodies SET response_body = @responseBody, response_stream = @responseStream
                             WHERE call_id IN (SELECT id FROM finished))
            SELECT count(*) AS finished FROM finished`,
