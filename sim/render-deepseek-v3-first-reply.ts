@@ -1,13 +1,17 @@
-import { pythonJsonDumps } from './python-json-dumps.js';
-import { contentLayout, writeReasoning, type RenderedToolCall, type ReplyLayout, type SimReply } from './render-reply-text.js';
+import { renderDeepSeekCalls, type DeepSeekCallShape } from './render-deepseek-v3-reply.js';
+import type { ReplyLayout, SimReply } from './render-reply-text.js';
 
-const CALLS_BEGIN = '<｜tool▁calls▁begin｜>';
-const CALLS_END = '<｜tool▁calls▁end｜>';
 const CALL_BEGIN = '<｜tool▁call▁begin｜>';
 const CALL_END = '<｜tool▁call▁end｜>';
 const SEP = '<｜tool▁sep｜>';
 const FENCE = '```';
-const THINK_END = '</think>';
+
+const FIRST_CALL: DeepSeekCallShape = {
+  head: (name) => `${CALL_BEGIN}function${SEP}${name}\n`,
+  beforeArguments: `${FENCE}json\n`,
+  tail: `\n${FENCE}${CALL_END}`,
+  between: '\n',
+};
 
 /**
  * Writes a reply in DeepSeek V3's first tool-call syntax, as DeepSeek-V3, V3-0324 and R1-0528 generate it (the
@@ -24,38 +28,5 @@ const THINK_END = '</think>';
  * // '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
  */
 export function renderDeepSeekV3FirstReply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
-  if (reply.text !== undefined) return contentLayout(reply.text, CALLS_BEGIN);
-  const opening = writeReasoning(reply, options, '', THINK_END);
-  let { text } = opening;
-  const { think } = opening;
-  const contentStart = text.length;
-  text += reply.content ?? '';
-  const calls = reply.toolCalls ?? [];
-  const toolCalls: RenderedToolCall[] = [];
-  const toolCallsStart = text.length;
-  if (calls.length > 0) text += CALLS_BEGIN;
-  for (const [index, call] of calls.entries()) {
-    if (index > 0) text += '\n';
-    const written = typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments);
-    const start = text.length;
-    text += `${CALL_BEGIN}function${SEP}${call.name}\n`;
-    const nameEnd = text.length;
-    text += `${FENCE}json\n`;
-    const argumentsStart = text.length;
-    text += written;
-    const argumentsEnd = text.length;
-    text += `\n${FENCE}${CALL_END}`;
-    toolCalls.push({
-      name: call.name,
-      argumentsText: written,
-      start,
-      nameEnd,
-      argumentsStart,
-      argumentsEnd,
-      jsonEnd: argumentsEnd,
-      end: text.length,
-    });
-  }
-  if (calls.length > 0) text += CALLS_END;
-  return { text, think, contentStart, toolCalls, toolCallsMarker: CALLS_BEGIN, toolCallsStart, argumentsAsWritten: true };
+  return renderDeepSeekCalls(reply, options, FIRST_CALL);
 }

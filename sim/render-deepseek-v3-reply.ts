@@ -22,6 +22,29 @@ const THINK_END = '</think>';
  * // '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>ls<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
  */
 export function renderDeepSeekV3Reply(reply: SimReply, options: { thinking: boolean }): ReplyLayout {
+  return renderDeepSeekCalls(reply, options, V31_CALL);
+}
+
+/**
+ * How one DeepSeek syntax writes a call inside `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>`: the text up to the end of
+ * its name, the text between that and the arguments, the text after them, and what stands between two calls.
+ */
+export interface DeepSeekCallShape {
+  head(name: string): string;
+  beforeArguments: string;
+  tail: string;
+  between: string;
+}
+
+const V31_CALL: DeepSeekCallShape = { head: (name) => `${CALL_BEGIN}${name}${SEP}`, beforeArguments: '', tail: CALL_END, between: '' };
+
+/**
+ * A DeepSeek reply (reasoning, content, then the calls in `shape`'s syntax) with where each part sits; the writer
+ * behind both DeepSeek V3 syntaxes (this file's V3.1 one, render-deepseek-v3-first-reply.ts's first one).
+ *
+ * @example renderDeepSeekCalls({ content: 'Hi' }, { thinking: false }, shape).text // 'Hi'
+ */
+export function renderDeepSeekCalls(reply: SimReply, options: { thinking: boolean }, shape: DeepSeekCallShape): ReplyLayout {
   if (reply.text !== undefined) return contentLayout(reply.text, CALLS_BEGIN);
   const opening = writeReasoning(reply, options, '', THINK_END);
   let { text } = opening;
@@ -32,19 +55,22 @@ export function renderDeepSeekV3Reply(reply: SimReply, options: { thinking: bool
   const toolCalls: RenderedToolCall[] = [];
   const toolCallsStart = text.length;
   if (calls.length > 0) text += CALLS_BEGIN;
-  for (const call of calls) {
+  for (const [index, call] of calls.entries()) {
+    if (index > 0) text += shape.between;
     const written = typeof call.arguments === 'string' ? call.arguments : pythonJsonDumps(call.arguments);
     const start = text.length;
-    text += `${CALL_BEGIN}${call.name}${SEP}`;
+    text += shape.head(call.name);
+    const nameEnd = text.length;
+    text += shape.beforeArguments;
     const argumentsStart = text.length;
     text += written;
     const argumentsEnd = text.length;
-    text += CALL_END;
+    text += shape.tail;
     toolCalls.push({
       name: call.name,
       argumentsText: written,
       start,
-      nameEnd: argumentsStart,
+      nameEnd,
       argumentsStart,
       argumentsEnd,
       jsonEnd: argumentsEnd,
