@@ -37,8 +37,13 @@ export function createGroupQueries(database: SqlDatabase): GroupQueries {
   const selectLocked = database.prepare<[string], GroupRecord>(
     sqlFor(database, { sqlite: `SELECT * FROM groups WHERE id = ?`, postgres: `SELECT * FROM groups WHERE id = ? FOR UPDATE` }),
   );
+  // creation order: two sessions made in one millisecond keep the order they were made in, not their ids' (PostgreSQL
+  // has no rowid: its sessions carry `position`, an identity column)
   const selectSessions = database.prepare<[string], { id: string; status: SessionStatus }>(
-    `SELECT id, status FROM sessions WHERE group_id = ? ORDER BY created_at, id`,
+    sqlFor(database, {
+      sqlite: `SELECT id, status FROM sessions WHERE group_id = ? ORDER BY created_at, rowid`,
+      postgres: `SELECT id, status FROM sessions WHERE group_id = ? ORDER BY created_at, position`,
+    }),
   );
   const updateDeclared = database.prepare<[number, string, string]>(`UPDATE groups SET expected_size = ?, metadata = ? WHERE id = ?`);
   const countEnded = database.prepare<[string], { ended: number }>(`SELECT count(*) AS ended FROM sessions WHERE group_id = ? AND status <> 'open'`);

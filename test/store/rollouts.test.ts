@@ -122,6 +122,14 @@ for (const engine of STORE_ENGINES) {
         expect(storeErrorCode(() => store.declareGroup({ groupId: 'g', expectedSize: 2, createdAt: 5 }))).toBe('STORE_GROUP_CONFLICT');
         expect(store.getGroup('g')?.expectedSize).toBe(1);
       });
+
+      it("lists a group's sessions in the order they were created, even within one millisecond", () => {
+        const store = workspace.open();
+        store.declareGroup({ groupId: 'g', expectedSize: 3, createdAt: 1 });
+        // ids that sort against their creation order, all made in the same millisecond (random ids do this often)
+        for (const sessionId of ['zeta', 'mid', 'alpha']) store.createRollout({ sessionId, groupId: 'g', createdAt: 2 });
+        expect(store.getGroup('g')?.sessions.map((session) => session.id)).toEqual(['zeta', 'mid', 'alpha']);
+      });
     });
 
     describe('rewards and policy versions', () => {
