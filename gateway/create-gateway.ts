@@ -8,6 +8,7 @@ import type { BackendSpec } from './backends/fleet/fleet-types.js';
 import { anyReplicaClient } from './backends/any-replica-client.js';
 import { backendSpecs } from './config/backend-specs.js';
 import { registerFleetMetrics } from './metrics/register-fleet-metrics.js';
+import { registerRolloutReadMetrics } from './metrics/register-rollout-read-metrics.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { createRecorder } from './recorder/create-recorder.js';
 import type { Recorder } from './recorder/recorder.js';
@@ -159,6 +160,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // a call refused because the store cannot be read (PostgreSQL away) is a recording failure on /healthz and /metrics
     onStoreUnreadable: (error) => recorder.failedBeforeBegin(error),
   });
+  registerRolloutReadMetrics(metrics.registry, rollouts.reads);
   const context: GatewayContext = {
     config,
     fleet,

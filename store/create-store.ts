@@ -16,7 +16,7 @@ import { createOverviewQueries } from './overview-queries.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { isStorableId } from './storable-id.js';
 import type { SqlDatabase } from './sql/sql-database.js';
-import type { Store, StoreStats } from './types.js';
+import type { SessionEndListener, SessionEndWatch, Store, StoreStats } from './types.js';
 
 /** Sessions per `listSessions` page when no limit is given. */
 export const DEFAULT_LIST_LIMIT = 50;
@@ -29,6 +29,8 @@ export interface StoreEngine {
   readonly: boolean;
   bytesOnDisk(): number;
   integrityCheck(): string;
+  /** a watch on the sessions that end (PostgreSQL); absent: none (Store.watchSessionEnds answers null) */
+  watchSessionEnds?: (listener: SessionEndListener) => SessionEndWatch;
   close(): void;
 }
 
@@ -146,6 +148,7 @@ export function createStore(engine: StoreEngine): Store {
     listGroupSummaries: () => overview.listGroupSummaries(),
     listSessionCallKinds: (sessionIds) => overview.sessionCallKinds(sessionIds),
     integrityCheck: () => engine.integrityCheck(),
+    watchSessionEnds: (listener) => engine.watchSessionEnds?.(listener) ?? null,
     close() {
       cache.clear();
       engine.close();

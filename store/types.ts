@@ -553,6 +553,25 @@ export interface CallBodies {
   responseStream: string | null;
 }
 
+/** What a session-end watch tells its reader. */
+export interface SessionEndListener {
+  /** a session's status changed (it ended), committed by any connection to the database */
+  ended(sessionId: string): void;
+  /**
+   * The notices reach this process (`true`: the watch listens) or may not (`false`: its connection dropped; it connects
+   * again by itself). A reader keeps nothing it read before a `false`, and keeps nothing while not live.
+   */
+  liveChanged(live: boolean): void;
+}
+
+/** A watch on every session that ends (Store.watchSessionEnds; PostgreSQL's: store/postgres/session-end-watch.ts). */
+export interface SessionEndWatch {
+  /** true while every session end committed from now on will be told: the watch listens on a connection that is up */
+  readonly live: boolean;
+  /** stops listening and closes its connection */
+  close(): Promise<void>;
+}
+
 /**
  * What `readChangeMark` reads: equal marks mean no session or call was added, no call ended, no reward was posted and
  * no session ended in between (a call's start moves its session's activity; an end leaves the calls in progress).
@@ -744,6 +763,12 @@ export interface Store {
   listGroupSummaries(): GroupSummaryRow[];
   /** for each of these sessions (one query for all), the front doors and models of its calls; a session without calls has empty lists */
   listSessionCallKinds(sessionIds: readonly string[]): Map<string, SessionCallKinds>;
+  /**
+   * Tells `listener` of every session that ends from the moment the watch is live, whichever connection or host ended
+   * it: what lets a gateway keep the rollout rows its calls' admission reads. Null where the engine gives no such
+   * notice (SQLite: reading a row costs a lookup, and no notice could cross its processes). Close it before the store.
+   */
+  watchSessionEnds(listener: SessionEndListener): SessionEndWatch | null;
   /** `PRAGMA integrity_check` output: 'ok' for a sound file, else one line per problem */
   integrityCheck(): string;
   close(): void;

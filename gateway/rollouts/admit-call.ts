@@ -59,7 +59,7 @@ export function attributeCall(request: CallRequest, control: RolloutControl, opt
   } else {
     attribution = resolveSession(request.params.sessionId, request.headers);
   }
-  const rollout = control.readForCall(() => control.store.getRollout(attribution.sessionId));
+  const rollout = control.readForCall(() => control.reads.rollout(attribution.sessionId));
   // a session handed a key takes calls only with that key: naming it in the path must not let anyone add calls
   // (training data) to someone else's rollout
   if (rollout?.hasKey === true && !(credential !== undefined && isSessionKey(credential))) {
@@ -110,7 +110,7 @@ export async function admitCall(
   };
   let rollout = attribution.rollout;
   try {
-    if (admission === 'admitted-after-hold') rollout = control.readForCall(() => control.store.getRollout(attribution.sessionId));
+    if (admission === 'admitted-after-hold') rollout = control.readForCall(() => control.reads.rollout(attribution.sessionId));
     assertOpen(rollout);
   } catch (error) {
     control.gate.release(callId);

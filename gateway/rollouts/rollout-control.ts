@@ -10,6 +10,7 @@ import { startIdleSweeper, type IdleSweeper } from './idle-sweeper.js';
 import { withStoreErrors } from './map-store-error.js';
 import type { CreatedSession, CreateSessionOptions, GatewayState, GroupInfo, PauseOptions, SessionInfo } from './rollout-api.js';
 import { createSessionSchema, declareGroupSchema, parseInput, pauseSchema, policyVersionSchema, rewardSchema } from './rollout-schemas.js';
+import { RolloutReadCache } from './rollout-read-cache.js';
 import { createSessionKey, hashSessionKey } from './session-keys.js';
 
 export interface RolloutControlOptions {
@@ -48,6 +49,8 @@ export class RolloutControl {
   readonly gate: CallGate;
   readonly events: GatewayEventHub;
   readonly sweeper: IdleSweeper;
+  /** the rollout rows and key owners calls' admission reads, kept where the store announces session ends */
+  readonly reads: RolloutReadCache;
   readonly #groupWaits = new GroupWaits();
   readonly #log: FastifyBaseLogger;
   readonly #onStoreUnreadable: (error: unknown) => void;
@@ -57,6 +60,7 @@ export class RolloutControl {
     this.store = options.store;
     this.#log = options.logger;
     this.#onStoreUnreadable = options.onStoreUnreadable ?? (() => undefined);
+    this.reads = new RolloutReadCache(options.store, options.logger);
     this.gate = new CallGate(options.pauseMode);
     this.events = new GatewayEventHub(options.logger);
     this.#policyVersion = options.store.getPolicyVersion()?.version ?? null;
@@ -99,7 +103,7 @@ export class RolloutControl {
 
   /** the session a key belongs to, or null for a key no session has */
   sessionForKey(key: string): string | null {
-    return this.store.findSessionByKeyHash(hashSessionKey(key));
+    return this.reads.ownerOf(hashSessionKey(key));
   }
 
   createSession(options: CreateSessionOptions, baseUrl: string): CreatedSession {
@@ -134,6 +138,7 @@ export class RolloutControl {
 
   endSession(sessionId: string, status: SessionEndStatus, reason: SessionEndReason = 'explicit'): SessionInfo {
     const { rollout, completedGroup } = withStoreErrors(() => this.store.endSession(sessionId, { status, reason, endedAt: Date.now() }));
+    this.reads.forget(sessionId);
     this.sweeper.forget(sessionId);
     this.events.emit('session-end', { sessionId, status, reason, groupId: rollout.groupId, endedAt: rollout.endedAt as number });
     if (completedGroup !== null) this.#groupCompleted(completedGroup);
@@ -221,10 +226,11 @@ export class RolloutControl {
     });
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.gate.close();
     this.sweeper.stop();
     this.#groupWaits.close();
+    await this.reads.close();
   }
 
   #endIdle(sessionId: string): void {

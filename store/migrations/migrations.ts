@@ -5,6 +5,7 @@ import { chatRequestBodyMigration } from './004-chat-request-body.js';
 import { gatewayInstancesMigration } from './005-gateway-instances.js';
 import { callBackendMigration } from './006-call-backend.js';
 import { batchLeasesMigration } from './007-batch-leases.js';
+import { sessionEndNoticesMigration } from './008-session-end-notices.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   gatewayInstancesMigration,
   callBackendMigration,
   batchLeasesMigration,
+  sessionEndNoticesMigration,
 ];
 
 /** The schema version this tokentap writes and reads. */

@@ -3,6 +3,7 @@ import { createStore } from '../create-store.js';
 import type { OpenStoreOptions, Store } from '../types.js';
 import { applyPgMigrations, assertPgSchemaCurrent } from './apply-pg-migrations.js';
 import { PgDatabase, PgError } from './pg-database.js';
+import { watchPostgresSessionEnds } from './session-end-watch.js';
 
 /**
  * True for a `postgres://` or `postgresql://` URL: `openStore({ path })` opens PostgreSQL for it.
@@ -64,6 +65,7 @@ export function openPostgresStore(options: OpenStoreOptions): Store {
       assertPgSchemaCurrent(database);
       return 'ok';
     },
+    watchSessionEnds: (listener) => watchPostgresSessionEnds(options.path, listener),
     close: () => database.close(),
   });
 }
