@@ -16,6 +16,10 @@ import { TokentapError } from '../core/errors/tokentap-error.js';
  * is skipped when every list has a cell this store saw committed (the next turn of a conversation: its history up
  * to the newest known cell is stored, rows are never deleted): the rest is inserted as it is (`INSERT OR IGNORE`),
  * so the call's begin needs no answer before its COMMIT (one round trip on PostgreSQL; issue 17).
+ *
+ * Reading a body costs a walk of each list, none for a list that is a prefix of one this store walked before (the
+ * walked cells are remembered: an earlier call's history is a prefix of a later one's), and one statement for all the
+ * texts of the body not cached yet, LOOKUP_SLOTS at a time (issue 17: the export's reads at chain breaks).
  */
 
 /** A JSON text and the sha256 of its UTF-8 bytes: the unit stored once. */
@@ -42,6 +46,12 @@ export interface BlobStore {
   write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => () => void;
   readBlob(hash: string): unknown;
   readList(hash: string): unknown[];
+  /**
+   * The lists and single blobs of one body at once: each list's walk (none for a list this store walked as a prefix
+   * of one before), then the texts missing from the cache, LOOKUP_SLOTS per statement (one round trip on PostgreSQL
+   * for a body's usual few).
+   */
+  readParts(lists: readonly string[], blobs: readonly string[]): { lists: unknown[][]; blobs: unknown[] };
   /** A transaction that stored parts did not commit: forgets which parts are known (they may not be stored). */
   forget(): void;
 }
@@ -51,6 +61,8 @@ export const LOOKUP_SLOTS = 16;
 const SLOT_PLACEHOLDERS = Array.from({ length: LOOKUP_SLOTS }, () => '?').join(', ');
 /** Cell and blob hashes remembered as committed (about 10 MB): a turn of a conversation adds four. */
 export const DEFAULT_KNOWN_PARTS = 100_000;
+/** Cells remembered from list walks (about 10 MB): a list that is a prefix of one walked before is read without a walk. */
+export const DEFAULT_KNOWN_CELLS = 50_000;
 /** No sha256 is 32 zero bytes: an empty slot, and the previous cell of a list's first (none). */
 const EMPTY_LIST_HASH = Buffer.alloc(32);
 
@@ -64,7 +76,7 @@ const BLOB = 1;
  * blobs.write([list], [])(); // list.hash names it
  */
 export function createBlobStore(database: SqlDatabase): BlobStore {
-  const selectData = database.prepare<[Buffer], { data: Buffer }>(`SELECT data FROM blobs WHERE hash = ?`);
+  const selectData = database.prepare<Buffer[], { hash: Buffer; data: Buffer }>(`SELECT hash, data FROM blobs WHERE hash IN (${SLOT_PLACEHOLDERS})`);
   const lookup = queuedAll(
     database.prepare<Buffer[], { kind: number; hash: Buffer }>(
       `SELECT ${CELL} AS kind, hash FROM blob_lists WHERE hash IN (${SLOT_PLACEHOLDERS})
@@ -86,32 +98,82 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
       ),
     ),
   );
-  // A recursive CTE walks the list iteratively inside SQLite: one statement however long the history.
-  const selectListHashes = database.prepare<[Buffer], { length: number; hash: Buffer }>(
-    `WITH RECURSIVE chain (previous_id, blob_id, length) AS (
-       SELECT previous_id, blob_id, length FROM blob_lists WHERE hash = ?
+  // A recursive CTE walks the list iteratively inside SQLite: one statement however long the history. Each cell comes
+  // with its own hash, remembered: the lists of a session's earlier calls are prefixes of its later ones.
+  const selectListCells = database.prepare<[Buffer], { length: number; cell: Buffer; blob: Buffer }>(
+    `WITH RECURSIVE chain (hash, previous_id, blob_id, length) AS (
+       SELECT hash, previous_id, blob_id, length FROM blob_lists WHERE hash = ?
        UNION ALL
-       SELECT blob_lists.previous_id, blob_lists.blob_id, blob_lists.length
+       SELECT blob_lists.hash, blob_lists.previous_id, blob_lists.blob_id, blob_lists.length
          FROM blob_lists JOIN chain ON blob_lists.id = chain.previous_id
      )
-     SELECT chain.length, blobs.hash FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
+     SELECT chain.length, chain.hash AS cell, blobs.hash AS blob FROM chain JOIN blobs ON blobs.id = chain.blob_id ORDER BY chain.length`,
   );
   const texts = new BoundedLru<string>(DEFAULT_BLOB_TEXT_CACHE_CHARS, (text) => text.length);
   // hashes of cells (`c` + latin1) and blobs (`b` + latin1) stored by a transaction of this store that committed
   const known = new BoundedLru<true>(DEFAULT_KNOWN_PARTS, () => 1);
   const isKnown = (kind: 'c' | 'b', hash: Buffer): boolean => known.get(kind + hash.toString('latin1')) !== undefined;
 
-  /** A blob's JSON text: from the cache (keyed by its content hash, so never stale) or inflated from its row. */
-  function readText(hash: Buffer): string {
-    const key = hash.toString('latin1');
-    const cached = texts.get(key);
-    if (cached !== undefined) return cached;
-    const row = selectData.get(hash);
-    if (row === undefined) throw new TokentapError('STORE_CORRUPT', { message: `body blob ${hash.toString('hex')} is missing` });
-    const text = decompressText(row.data);
-    // a very long text (a huge pasted file) would push out the many messages that come back every turn
-    if (text.length <= DEFAULT_BLOB_TEXT_CACHE_CHARS / 8) texts.set(key, text);
-    return text;
+  // cells walked (latin1 hash -> the latin1 hashes of its blob and its previous cell): never stale, rows are never changed
+  const cells = new BoundedLru<WalkedCell>(DEFAULT_KNOWN_CELLS, () => 1);
+
+  /**
+   * The JSON texts of blobs (latin1 hashes), in order: from the cache (keyed by content hash, so never stale), the rest
+   * inflated from their rows, LOOKUP_SLOTS per statement.
+   */
+  function readTexts(keys: readonly string[]): string[] {
+    // what the cache holds is taken first: the texts inflated below may push some of it out
+    const read = new Map<string, string>();
+    const missing = new Set<string>();
+    for (const key of keys) {
+      if (read.has(key) || missing.has(key)) continue;
+      const cached = texts.get(key);
+      if (cached === undefined) missing.add(key);
+      else read.set(key, cached);
+    }
+    const hashes = [...missing].map((key) => Buffer.from(key, 'latin1'));
+    for (let start = 0; start < hashes.length; start += LOOKUP_SLOTS) {
+      for (const row of selectData.all(...slots(hashes, start))) {
+        const key = row.hash.toString('latin1');
+        const text = decompressText(row.data);
+        read.set(key, text);
+        // a very long text (a huge pasted file) would push out the many messages that come back every turn
+        if (text.length <= DEFAULT_BLOB_TEXT_CACHE_CHARS / 8) texts.set(key, text);
+      }
+    }
+    return keys.map((key) => {
+      const text = read.get(key);
+      if (text === undefined)
+        throw new TokentapError('STORE_CORRUPT', { message: `body blob ${Buffer.from(key, 'latin1').toString('hex')} is missing` });
+      return text;
+    });
+  }
+
+  /** The latin1 hashes of a list's blobs, in order: from the cells remembered as far back as they go, the rest walked. */
+  function listBlobs(hash: string): string[] {
+    const tail: string[] = [];
+    let key: string | null = Buffer.from(hash, 'hex').toString('latin1');
+    while (key !== null) {
+      const cell = cells.get(key);
+      if (cell === undefined) break;
+      tail.push(cell.blob);
+      key = cell.previous;
+    }
+    if (key === null) return tail.reverse();
+    const rows = selectListCells.all(Buffer.from(key, 'latin1'));
+    const expected = rows[rows.length - 1]?.length;
+    if (expected === undefined || rows.length !== expected) {
+      throw new TokentapError('STORE_CORRUPT', { message: `body list ${hash} is missing or broken` });
+    }
+    let previous: string | null = null;
+    const blobs = rows.map((row) => {
+      const cell = row.cell.toString('latin1');
+      const blob = row.blob.toString('latin1');
+      cells.set(cell, { blob, previous });
+      previous = cell;
+      return blob;
+    });
+    return [...blobs, ...tail.reverse()];
   }
 
   /** Queues lookups of the cells and blobs, LOOKUP_SLOTS of each per statement; the result says which are stored. */
@@ -230,21 +292,23 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     }
   }
 
-  function readBlob(hash: string): unknown {
-    return JSON.parse(readText(Buffer.from(hash, 'hex')));
-  }
-
-  function readList(hash: string): unknown[] {
-    const rows = selectListHashes.all(Buffer.from(hash, 'hex'));
-    const expected = rows[rows.length - 1]?.length;
-    if (expected === undefined || rows.length !== expected) {
-      throw new TokentapError('STORE_CORRUPT', { message: `body list ${hash} is missing or broken` });
-    }
+  function readParts(lists: readonly string[], blobs: readonly string[]): { lists: unknown[][]; blobs: unknown[] } {
+    const listKeys = lists.map(listBlobs);
+    const blobKeys = blobs.map((hash) => Buffer.from(hash, 'hex').toString('latin1'));
+    const read = readTexts([...listKeys.flat(), ...blobKeys]);
     // parsed afresh on every read: callers own (and may change) what they are handed
-    return rows.map((row) => JSON.parse(readText(row.hash)));
+    let next = 0;
+    const parse = (): unknown => JSON.parse(read[next++] as string);
+    return { lists: listKeys.map((keys) => keys.map(parse)), blobs: blobKeys.map(parse) };
   }
 
-  return { write, readBlob, readList, forget: () => known.clear() };
+  return {
+    write,
+    readBlob: (hash) => readParts([], [hash]).blobs[0],
+    readList: (hash) => readParts([hash], []).lists[0] as unknown[],
+    readParts,
+    forget: () => known.clear(),
+  };
 }
 
 /**
@@ -266,6 +330,12 @@ export function toJsonPartOfText(text: string): JsonPart {
 export function planList(parts: readonly JsonPart[]): ListPlan {
   const cells = prefixHashes(parts);
   return { parts, cells, hash: (cells[cells.length - 1] ?? EMPTY_LIST_HASH).toString('hex') };
+}
+
+/** A cell of a list walked: the latin1 hashes of its blob and of its previous cell (null for a list's first). */
+interface WalkedCell {
+  blob: string;
+  previous: string | null;
 }
 
 interface StoredHashes {

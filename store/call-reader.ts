@@ -1,4 +1,4 @@
-import { jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
+import { jsonArrayElements, sqlFor, type SqlDatabase } from './sql/sql-database.js';
 import type { BodyStore } from './body-store.js';
 import { CALL_COLUMNS, callRecordFromRaw, promptLinkOf, toCallRow, type CallRecord, type RawCallRecord } from './call-record.js';
 import { decompressJson, decompressText } from './compress-json.js';
@@ -14,6 +14,9 @@ export interface CallReader {
   /** the calls of several sessions (`ids`: a JSON array), by session, each in seq order; run inside a read transaction */
   listCallsOf(ids: string): Map<string, CallRow[]>;
 }
+
+/** The columns of a call's bodies, in BodiesRecord's order. */
+const BODY_COLUMNS = 'request_body, backend_request_body, chat_request_body, response_body, response_stream';
 
 interface BodiesRecord {
   request_body: Buffer;
@@ -45,9 +48,33 @@ export function createCallReader(options: { database: SqlDatabase; bodies: BodyS
         ORDER BY session_id, seq`,
     )
     .raw(true);
-  const selectBodies = database.prepare<[string], BodiesRecord>(
-    `SELECT request_body, backend_request_body, chat_request_body, response_body, response_stream FROM call_bodies WHERE call_id = ?`,
+  // A chain break reads the call that opened a chain, then the one before it in its session (reconstruct-calls.ts
+  // describeBreaks): on PostgreSQL, where each read is a round trip, that one's row comes along (issue 17, export speed).
+  const selectBodies = database.prepare<{ callId: string }, BodiesRecord & { call_id: string }>(
+    sqlFor(database, {
+      sqlite: `SELECT call_id, ${BODY_COLUMNS} FROM call_bodies WHERE call_id = @callId`,
+      postgres: `SELECT call_id, ${BODY_COLUMNS} FROM call_bodies WHERE call_id = @callId
+                 UNION ALL
+                 SELECT call_id, ${BODY_COLUMNS} FROM call_bodies
+                  WHERE call_id = (SELECT earlier.id FROM calls AS this
+                                     JOIN calls AS earlier ON earlier.session_id = this.session_id AND earlier.seq < this.seq
+                                    WHERE this.id = @callId ORDER BY earlier.seq DESC LIMIT 1)`,
+    }),
   );
+  // the row read along with the last one, until asked for: only a finished call's (its row never changes again)
+  let readAlong: (BodiesRecord & { call_id: string }) | null = null;
+
+  function readBodiesRecord(callId: string): BodiesRecord | undefined {
+    if (readAlong?.call_id === callId) {
+      const record = readAlong;
+      readAlong = null;
+      return record;
+    }
+    const rows = selectBodies.all({ callId });
+    const earlier = rows.find((row) => row.call_id !== callId);
+    readAlong = earlier !== undefined && earlier.response_body !== null ? earlier : null;
+    return rows.find((row) => row.call_id === callId);
+  }
 
   function toRow(record: CallRecord): CallRow {
     const completionTokenIds = record.completion_token_ids === null ? null : unpackInt32(record.completion_token_ids);
@@ -77,7 +104,7 @@ export function createCallReader(options: { database: SqlDatabase; bodies: BodyS
       return record === undefined ? null : toRow(record);
     },
     getCallBodies(callId, options) {
-      const record = selectBodies.get(callId);
+      const record = readBodiesRecord(callId);
       if (record === undefined) return null;
       // Lazily, each body is rebuilt when first read: drift classification reads one request and the reply, never
       // the stream, and a request's messages cost a blob-list walk each. Stored bodies never change, so reading
