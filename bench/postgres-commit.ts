@@ -1,7 +1,9 @@
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { Conversation, emptyTally, percentile, sendCall, type CallShape, type CallTally } from './postgres-client.js';
+import type { IdleCommitFigures } from './postgres-report.js';
 import type { BenchSetup } from './postgres-setups.js';
 
 export interface CommitLatencyOptions {
@@ -70,4 +72,33 @@ export function measureFdatasyncMs(folder: string, times = 50): number {
     rmSync(path, { force: true });
   }
   return percentile(latencies, 0.5);
+}
+
+/**
+ * What one commit costs the server and the client alone (no gateway, no worker thread), issued back to back and after
+ * 70 ms of idleness, as a call's end at c=1 is: on a machine whose cores sleep between calls, the server's process
+ * (and each thread a message wakes) pays a wake-up, which a SQLite commit made on the writing thread does not.
+ *
+ * @example const { hotMs, afterIdleMs } = await measurePgIdleCommit(postgres.createDatabase('bench_idle'));
+ */
+export async function measurePgIdleCommit(url: string, times = 40): Promise<IdleCommitFigures> {
+  const client = new pg.Client({ connectionString: url, application_name: 'tokentap-bench' });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE idle_commit (id serial PRIMARY KEY, data bytea)');
+    const data = Buffer.alloc(2048, 0x31);
+    const time = async (idleMs: number): Promise<number> => {
+      const latencies: number[] = [];
+      for (let index = 0; index < times; index++) {
+        if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
+        const startedAt = performance.now();
+        await client.query({ text: 'INSERT INTO idle_commit (data) VALUES ($1)', values: [data] });
+        latencies.push(performance.now() - startedAt);
+      }
+      return percentile(latencies, 0.5);
+    };
+    return { hotMs: await time(0), afterIdleMs: await time(70) };
+  } finally {
+    await client.end();
+  }
 }

@@ -1,3 +1,9 @@
+/** p50 ms of one autocommitted 2 KB insert on a plain `pg` client, issued back to back and after 70 ms idle. */
+export interface IdleCommitFigures {
+  hotMs: number;
+  afterIdleMs: number;
+}
+
 /** One setup of the throughput phase, summed over its rounds (CPU in seconds, from /proc). */
 export interface ThroughputRow {
   name: string;
@@ -33,7 +39,7 @@ export interface PostgresBenchResult {
     exportTurns: number;
   };
   /** fdatasyncMs: p50 of one 8 KB write + fdatasync in the work folder (what each PostgreSQL commit waits for) */
-  machine: { cores: number; freeCoresBefore: number; loadAverage: number; fdatasyncMs: number };
+  machine: { cores: number; freeCoresBefore: number; loadAverage: number; fdatasyncMs: number; idleCommit: IdleCommitFigures };
   throughput: ThroughputRow[];
   commit: Record<'direct' | 'sqlite' | 'postgres', { p50Ms: number; p99Ms: number; calls: number; errors: number }>;
   /** synthetic: null when the export stage failed (its error is printed) */
@@ -94,7 +100,9 @@ export function judgeTargets(result: PostgresBenchResult): TargetVerdict[] {
     target: 'commit before the last byte, PostgreSQL - SQLite p50 at c=1 <= 1 ms',
     measured: `${extra >= 0 ? '+' : ''}${extra.toFixed(2)} ms (p50 ${commit.postgres.p50Ms.toFixed(2)} / ${commit.sqlite.p50Ms.toFixed(2)} ms; direct ${commit.direct.p50Ms.toFixed(2)} ms)`,
     pass: extra <= 1,
-    note: `PostgreSQL flushes its WAL at each commit (${result.machine.fdatasyncMs.toFixed(2)} ms p50 for an 8 KB fdatasync on this disk), SQLite's WAL with synchronous=NORMAL does not`,
+    note:
+      `PostgreSQL flushes its WAL at each commit (${result.machine.fdatasyncMs.toFixed(2)} ms p50 for an 8 KB fdatasync on this disk), SQLite's WAL with synchronous=NORMAL does not; ` +
+      `a commit of a plain pg client took ${result.machine.idleCommit.hotMs.toFixed(2)} ms p50 back to back and ${result.machine.idleCommit.afterIdleMs.toFixed(2)} ms after 70 ms idle (waking the server's process), as a call's end at c=1 is`,
   });
   for (const kind of ['recorded', 'synthetic'] as const) {
     const target = `storage per turn (${kind === 'recorded' ? 'recorded by the gateways' : 'synthetic store'}), PostgreSQL / SQLite <= 1.5`;

@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startLoadSim, type LoadChild } from './load-processes.js';
 import type { CallShape } from './postgres-client.js';
-import { measureFdatasyncMs } from './postgres-commit.js';
+import { measureFdatasyncMs, measurePgIdleCommit } from './postgres-commit.js';
 import { formatPostgresReport, type PostgresBenchResult } from './postgres-report.js';
 import { startBenchPostgres } from './postgres-server.js';
 import { directSetup, fleetSetup, startFleet } from './postgres-setups.js';
@@ -132,7 +132,13 @@ async function main(): Promise<number> {
     problems = finished.problems + (exported === null ? 1 : 0);
     const result: PostgresBenchResult = {
       config: flags,
-      machine: { cores: availableParallelism(), freeCoresBefore, loadAverage: loadavg()[0]!, fdatasyncMs: measureFdatasyncMs(flags.workDir) },
+      machine: {
+        cores: availableParallelism(),
+        freeCoresBefore,
+        loadAverage: loadavg()[0]!,
+        fdatasyncMs: measureFdatasyncMs(flags.workDir),
+        idleCommit: await measurePgIdleCommit(postgres.createDatabase('bench_idle_commit')),
+      },
       throughput: finished.rows,
       commit: commit.commit,
       storage: { recorded: finished.recorded, synthetic: exported?.synthetic ?? null },
