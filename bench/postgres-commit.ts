@@ -76,8 +76,9 @@ export function measureFdatasyncMs(folder: string, times = 50): number {
 
 /**
  * What one commit costs the server and the client alone (no gateway, no worker thread), issued back to back and after
- * 70 ms of idleness, as a call's end at c=1 is: on a machine whose cores sleep between calls, the server's process
- * (and each thread a message wakes) pays a wake-up, which a SQLite commit made on the writing thread does not.
+ * 70 ms of idleness, as calls tens of ms apart (a real backend's pace) find the server: on a machine whose cores sleep
+ * between calls, the server's process (and each thread a message wakes) pays a wake-up, which a SQLite commit made on
+ * the writing thread does not.
  *
  * @example const { hotMs, afterIdleMs } = await measurePgIdleCommit(postgres.createDatabase('bench_idle'));
  */

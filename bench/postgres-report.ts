@@ -102,7 +102,7 @@ export function judgeTargets(result: PostgresBenchResult): TargetVerdict[] {
     pass: extra <= 1,
     note:
       `PostgreSQL flushes its WAL at each commit (${result.machine.fdatasyncMs.toFixed(2)} ms p50 for an 8 KB fdatasync on this disk), SQLite's WAL with synchronous=NORMAL does not; ` +
-      `a commit of a plain pg client took ${result.machine.idleCommit.hotMs.toFixed(2)} ms p50 back to back and ${result.machine.idleCommit.afterIdleMs.toFixed(2)} ms after 70 ms idle (waking the server's process), as a call's end at c=1 is`,
+      `a commit of a plain pg client took ${result.machine.idleCommit.hotMs.toFixed(2)} ms p50 back to back and ${result.machine.idleCommit.afterIdleMs.toFixed(2)} ms after 70 ms idle (the server's process woken, as calls tens of ms apart find it)`,
   });
   for (const kind of ['recorded', 'synthetic'] as const) {
     const target = `storage per turn (${kind === 'recorded' ? 'recorded by the gateways' : 'synthetic store'}), PostgreSQL / SQLite <= 1.5`;

@@ -106,7 +106,7 @@ describe('the PostgreSQL bench report', () => {
     expect(text).toContain('| postgres-4 | 320 | 3.20 | 10.0 | 30.0 | 10.0 | 7.50 | 0.31 |');
     expect(text).toContain('| direct | 300 | - |');
     expect(text.match(/^ {2}(pass|MISS) {2}/gm)).toHaveLength(6);
-    // the c=1 verdict names what a commit alone costs, hot and after the idle gap a call's end at c=1 follows
+    // the c=1 verdict names what a commit alone costs, back to back and after an idle gap
     expect(text).toContain('a commit of a plain pg client took 0.80 ms p50 back to back and 1.70 ms after 70 ms idle');
   });
 });
