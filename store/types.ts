@@ -559,7 +559,8 @@ export interface SessionEndListener {
   ended(sessionId: string): void;
   /**
    * The notices reach this process (`true`: the watch listens) or may not (`false`: its connection dropped; it connects
-   * again by itself). A reader keeps nothing it read before a `false`, and keeps nothing while not live.
+   * again by itself). A reader keeps nothing it read before a `false`, and keeps nothing while not live. Closing the
+   * watch tells nothing.
    */
   liveChanged(live: boolean): void;
 }

@@ -84,7 +84,8 @@ export function watchPostgresSessionEnds(
       retry = null;
       const current = client;
       client = null;
-      setLive(false);
+      // the reader closed it: nothing to tell (a `false` would read as a connection lost)
+      live = false;
       await current?.end().catch(() => undefined);
     },
   };

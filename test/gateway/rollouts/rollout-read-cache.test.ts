@@ -1,8 +1,10 @@
+import type pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { GatewayWithSim } from '../../helpers/gateway-with-sim.js';
 import type { CreatedSession } from '../../../gateway/rollouts/rollout-api.js';
 import { PgDatabase } from '../../../store/postgres/pg-database.js';
 import { acquireMigratedDatabase, dropTestDatabase, postgresAvailable, postgresUnavailable } from '../../helpers/test-postgres.js';
+import { captureLogger } from '../recorder/recorder-fixtures.js';
 import { api, chatBody, postChat, startRolloutGateway } from './rollout-test-helpers.js';
 
 /**
@@ -18,8 +20,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-async function gatewayOn(db: string): Promise<GatewayWithSim> {
-  const setup = await startRolloutGateway({ fast: true }, { db, sessionIdleTimeoutMs: 0 });
+async function gatewayOn(db: string, logger?: pino.Logger): Promise<GatewayWithSim> {
+  const setup = await startRolloutGateway({ fast: true }, { db, sessionIdleTimeoutMs: 0, ...(logger === undefined ? {} : { logger }) });
   started.push(setup);
   return setup;
 }
@@ -68,7 +70,9 @@ describe.skipIf(!postgresAvailable())(postgresAvailable() ? 'on PostgreSQL' : `o
   it('reads the store for every call while its watch is down, and keeps rows again once it listens', async () => {
     const url = acquireMigratedDatabase();
     cleanups.push(() => dropTestDatabase(url));
-    const setup = await gatewayOn(url);
+    const { logger, lines } = captureLogger();
+    const setup = await gatewayOn(url, logger);
+    const warnings = (): unknown[] => lines.filter((line) => line.level === 40).map((line) => line.msg);
     await vi.waitFor(async () => expect((await cacheMetrics(setup)).live).toBe(1), { timeout: 10_000 });
     const { apiKey, session } = await createSession(setup, 'task-2');
     const base = setup.openaiBase(session.id);
@@ -95,6 +99,10 @@ describe.skipIf(!postgresAvailable())(postgresAvailable() ? 'on PostgreSQL' : `o
     expect((await postChat(base, apiKey, chatBody('five'))).status).toBe(200);
     expect((await postChat(base, apiKey, chatBody('six'))).status).toBe(200);
     expect(await cacheMetrics(setup)).toEqual({ store: 4, memory: 2, live: 1 });
+    // the loss was said once; the gateway's own close of its watch is no loss
+    await setup.close();
+    started.splice(started.indexOf(setup), 1);
+    expect(warnings()).toEqual(['the store no longer announces session ends: rollout rows are read for every call until it does again']);
   }, 60_000);
 });
 
