@@ -37,6 +37,17 @@ export function mayHaveEndedTransaction(error: unknown): boolean {
 }
 
 /**
+ * A transaction that failed this way may have committed all the same: the connection went (PostgreSQL away, the
+ * network cut) after its COMMIT may have reached the server, and no answer says which. SQLite's failures never leave
+ * that doubt. A reader must look at the rows to know.
+ *
+ * @example if (mayHaveCommitted(error)) uncertain.set(callId, error); // its end is still tried
+ */
+export function mayHaveCommitted(error: unknown): boolean {
+  return PG_CONNECTION.test(codeOf(error) ?? '');
+}
+
+/**
  * A write PostgreSQL rolled back to break a deadlock (40P01) or a serialization conflict (40001) between writers:
  * nothing of it stayed, and writing it again is how it gets written (the errcodes appendix's class 40). Gateways that
  * group-commit calls of the same sessions into one database meet it: each batch takes its sessions' rows in its own order.

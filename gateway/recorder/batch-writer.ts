@@ -1,5 +1,5 @@
 import type { BeginCallInput, FinishCallInput, Store } from '../../store/types.js';
-import { isWriteConflict, mayHaveEndedTransaction as mayEndTransaction } from '../../store/store-failure-kinds.js';
+import { isWriteConflict, mayHaveCommitted, mayHaveEndedTransaction as mayEndTransaction } from '../../store/store-failure-kinds.js';
 import { elidePromptIdsFromStream } from './elide-prompt-ids.js';
 import { EndRetries, type EndRetriesOptions, type EndsReport, type UnwrittenEnd } from './end-retries.js';
 
@@ -31,6 +31,11 @@ export class BatchWriter {
   readonly #store: Store;
   /** calls whose `in_progress` row could not be written, with why: their end cannot be recorded either */
   readonly #unrecorded = new Map<string, unknown>();
+  /**
+   * calls whose begin's batch lost its connection, with why: it may have committed (mayHaveCommitted), so their end is
+   * still written; an end that finds no row fails as the begin did
+   */
+  readonly #uncertain = new Map<string, unknown>();
   readonly #retries: EndRetries;
 
   constructor(store: Store, onEnds: (report: EndsReport) => void = () => undefined, retryOptions: EndRetriesOptions = {}) {
@@ -94,15 +99,22 @@ export class BatchWriter {
     return write.kind === 'finish' && this.#unrecorded.has(write.callId);
   }
 
-  /** Keeps the calls whose begin failed, and hands the refused ends of begun calls to the retries. */
-  #settle(writes: readonly RecorderWrite[], errors: readonly unknown[]): void {
+  /** Keeps the calls whose begin failed, hands the refused ends of begun calls to the retries, and words the error of an end whose begin failed after all (in `errors`). */
+  #settle(writes: readonly RecorderWrite[], errors: unknown[]): void {
     writes.forEach((write, index) => {
       const error = errors[index];
       if (write.kind === 'begin') {
-        if (error !== undefined) this.#unrecorded.set(write.input.callId, error);
+        if (error !== undefined) (mayHaveCommitted(error) ? this.#uncertain : this.#unrecorded).set(write.input.callId, error);
         return;
       }
-      // a refused end whose begin was written (here or before) leaves an `in_progress` row: it must still end
+      const uncertain = this.#uncertain.get(write.callId);
+      this.#uncertain.delete(write.callId);
+      if (uncertain !== undefined && isNoRowInProgress(error)) {
+        // the begin had not committed after all: the end fails for the begin's reason
+        errors[index] = beginFailed(write.callId, uncertain);
+        return;
+      }
+      // a refused end whose begin was written (here or before, or perhaps) leaves an `in_progress` row: it must still end
       if (error !== undefined && !this.#unrecorded.has(write.callId))
         this.#retries.hold(write.callId, elideStream(write.result), error, write.ifUnwritten ?? 'retry');
       this.#unrecorded.delete(write.callId);
@@ -147,6 +159,11 @@ function lockOrder(writes: readonly RecorderWrite[]): number[] {
   const begins = indexes.filter((index) => sessionOf(index) !== null);
   begins.sort((a, b) => (sessionOf(a)! < sessionOf(b)! ? -1 : sessionOf(a)! > sessionOf(b)! ? 1 : a - b));
   return [...begins, ...indexes.filter((index) => sessionOf(index) === null)];
+}
+
+/** The store found no row of the call (`STORE_CALL_NOT_FOUND`): it was never begun there. */
+function isNoRowInProgress(error: unknown): boolean {
+  return (error as { code?: unknown } | null | undefined)?.code === 'STORE_CALL_NOT_FOUND';
 }
 
 /** The end of a call whose begin failed fails for the same reason, with the same code (`SQLITE_FULL`, ...). */
