@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { SESSION_END_CHANNEL } from './migrations/008-session-end-notices.js';
 import type { SessionEndListener, SessionEndWatch } from '../types.js';
 import { DEFAULT_PG_CONNECT_TIMEOUT_MS } from './pg-database.js';
@@ -50,7 +50,11 @@ export function watchPostgresSessionEnds(
 
   async function connect(): Promise<void> {
     if (closed) return;
-    const fresh = new pg.Client({
+    // loaded here, not with the store: a SQLite gateway's thread never loads `pg` (its stream module touches
+    // globalThis.Response as it loads, which made two tests' gateways wait for the shutdown timeout on close)
+    const { default: driver } = await import('pg');
+    if (closed) return;
+    const fresh = new driver.Client({
       connectionString,
       connectionTimeoutMillis: DEFAULT_PG_CONNECT_TIMEOUT_MS,
       // a connection that went silent (a partition, no FIN) is found within seconds, not the system's hours

@@ -6,8 +6,12 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The bound README's install section states; the tarball was ~550 kB packed when it was set. */
-const MAX_PACKED_BYTES = 1_000_000;
+/**
+ * The bound README's install section states; the tarball was ~550 kB packed when it was first set (1 MB), 1.006 MB
+ * when it was raised (2026-12-02: the model families, the PostgreSQL store; declarations with their docs are 0.86 MB
+ * of the 3.3 MB unpacked). A jump past it is shipped code nobody imports, not growth.
+ */
+const MAX_PACKED_BYTES = 1_250_000;
 
 interface PackResult {
   size: number;
