@@ -44,8 +44,6 @@ export interface BlobStore {
    * committed (the parts become known: later writes look them up no more).
    */
   write(lists: readonly ListPlan[], blobs: readonly JsonPart[]): () => () => void;
-  readBlob(hash: string): unknown;
-  readList(hash: string): unknown[];
   /**
    * The lists and single blobs of one body at once: each list's walk (none for a list this store walked as a prefix
    * of one before), then the texts missing from the cache, LOOKUP_SLOTS per statement (one round trip on PostgreSQL
@@ -302,13 +300,7 @@ export function createBlobStore(database: SqlDatabase): BlobStore {
     return { lists: listKeys.map((keys) => keys.map(parse)), blobs: blobKeys.map(parse) };
   }
 
-  return {
-    write,
-    readBlob: (hash) => readParts([], [hash]).blobs[0],
-    readList: (hash) => readParts([hash], []).lists[0] as unknown[],
-    readParts,
-    forget: () => known.clear(),
-  };
+  return { write, readParts, forget: () => known.clear() };
 }
 
 /**
