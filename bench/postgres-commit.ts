@@ -1,9 +1,10 @@
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Conversation, emptyTally, percentile, sendCall, type CallShape, type CallTally } from './postgres-client.js';
-import type { IdleCommitFigures } from './postgres-report.js';
+import type { EngineCommitFigures } from './postgres-report.js';
 import type { BenchSetup } from './postgres-setups.js';
 
 export interface CommitLatencyOptions {
@@ -74,32 +75,49 @@ export function measureFdatasyncMs(folder: string, times = 50): number {
   return percentile(latencies, 0.5);
 }
 
+/** The pauses before each commit of measureEngineCommits: back to back, this bench's c=1 pace, a real backend's. */
+export const COMMIT_GAPS_MS = [0, 10, 70] as const;
+
 /**
- * What one commit costs the server and the client alone (no gateway, no worker thread), issued back to back and after
- * 70 ms of idleness, as calls tens of ms apart (a real backend's pace) find the server: on a machine whose cores sleep
- * between calls, the server's process (and each thread a message wakes) pays a wake-up, which a SQLite commit made on
- * the writing thread does not.
+ * What one commit costs each engine alone (no gateway, no worker thread): one autocommitted 2 KB insert on a plain `pg`
+ * client and on a plain better-sqlite3 connection set up as the store's (WAL, synchronous=NORMAL), alternating, after
+ * each pause of COMMIT_GAPS_MS. PostgreSQL's commit crosses to the server's process and flushes the WAL; SQLite's
+ * writes its WAL on the calling thread without a sync. On a machine whose cores sleep between calls, the server's
+ * process also pays a wake-up after a pause. Their difference is the floor under the c=1 target that no gateway design
+ * reaches below: what the gateway adds on top of it is its own.
  *
- * @example const { hotMs, afterIdleMs } = await measurePgIdleCommit(postgres.createDatabase('bench_idle'));
+ * @example const { postgres, sqlite } = await measureEngineCommits(postgres.createDatabase('bench_commit'), join(workDir, 'commit.db'));
  */
-export async function measurePgIdleCommit(url: string, times = 40): Promise<IdleCommitFigures> {
+export async function measureEngineCommits(url: string, sqlitePath: string, times = 40): Promise<EngineCommitFigures> {
   const client = new pg.Client({ connectionString: url, application_name: 'tokentap-bench' });
   await client.connect();
+  const sqlite = new Database(sqlitePath);
   try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.exec('CREATE TABLE idle_commit (id INTEGER PRIMARY KEY, data BLOB)');
+    const insert = sqlite.prepare('INSERT INTO idle_commit (data) VALUES (?)');
     await client.query('CREATE TABLE idle_commit (id serial PRIMARY KEY, data bytea)');
     const data = Buffer.alloc(2048, 0x31);
-    const time = async (idleMs: number): Promise<number> => {
-      const latencies: number[] = [];
+    const figures: EngineCommitFigures = { gapsMs: [...COMMIT_GAPS_MS], postgres: [], sqlite: [] };
+    for (const gapMs of COMMIT_GAPS_MS) {
+      const latencies = { postgres: [] as number[], sqlite: [] as number[] };
       for (let index = 0; index < times; index++) {
-        if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
-        const startedAt = performance.now();
-        await client.query({ text: 'INSERT INTO idle_commit (data) VALUES ($1)', values: [data] });
-        latencies.push(performance.now() - startedAt);
+        // each engine's commit follows a pause of its own (the other engine's commit is quick next to 10 ms)
+        for (const engine of index % 2 === 0 ? (['postgres', 'sqlite'] as const) : (['sqlite', 'postgres'] as const)) {
+          if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+          const startedAt = performance.now();
+          if (engine === 'postgres') await client.query({ text: 'INSERT INTO idle_commit (data) VALUES ($1)', values: [data] });
+          else insert.run(data);
+          latencies[engine].push(performance.now() - startedAt);
+        }
       }
-      return percentile(latencies, 0.5);
-    };
-    return { hotMs: await time(0), afterIdleMs: await time(70) };
+      figures.postgres.push(percentile(latencies.postgres, 0.5));
+      figures.sqlite.push(percentile(latencies.sqlite, 0.5));
+    }
+    return figures;
   } finally {
+    sqlite.close();
     await client.end();
   }
 }

@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startLoadSim, type LoadChild } from './load-processes.js';
 import type { CallShape } from './postgres-client.js';
-import { measureFdatasyncMs, measurePgIdleCommit } from './postgres-commit.js';
+import { measureEngineCommits, measureFdatasyncMs } from './postgres-commit.js';
 import { formatPostgresReport, type PostgresBenchResult } from './postgres-report.js';
 import { startBenchPostgres } from './postgres-server.js';
 import { directSetup, fleetSetup, startFleet } from './postgres-setups.js';
@@ -137,7 +137,7 @@ async function main(): Promise<number> {
         freeCoresBefore,
         loadAverage: loadavg()[0]!,
         fdatasyncMs: measureFdatasyncMs(flags.workDir),
-        idleCommit: await measurePgIdleCommit(postgres.createDatabase('bench_idle_commit')),
+        engineCommits: await measureEngineCommits(postgres.createDatabase('bench_engine_commits'), join(flags.workDir, 'engine-commits.db')),
       },
       throughput: finished.rows,
       commit: commit.commit,

@@ -36,7 +36,7 @@ function result(overrides: { pgCpu?: number; pgFourCalls?: number; freeCores?: n
       freeCoresBefore: overrides.freeCores ?? 2,
       loadAverage: 1,
       fdatasyncMs: 3,
-      idleCommit: { hotMs: 0.8, afterIdleMs: 1.7 },
+      engineCommits: { gapsMs: [0, 10, 70], postgres: [0.8, 1.2, 1.7], sqlite: [0.1, 0.2, 0.3] },
     },
     throughput: [
       setup('direct', 0, 3000, 0),
@@ -73,6 +73,9 @@ describe('the PostgreSQL bench report', () => {
     expect(verdict(verdicts, 'gateway CPU per call').measured).toMatch(/^1\.20x with 1 gateway \(6\.00 \/ 5\.00 ms\), 1\.26x with 2/);
     expect(verdict(verdicts, 'commit before the last byte').measured).toMatch(/^\+0\.50 ms/);
     expect(verdict(verdicts, 'commit before the last byte').pass).toBe(true);
+    // the engines' own commits, side by side at each pause, and the gateway's share above their difference at 10 ms
+    expect(verdict(verdicts, 'commit before the last byte').note).toMatch(/\+0\.70 ms back to back \(0\.80 \/ 0\.10\), \+1\.00 ms 10 ms apart \(1\.20 \/ 0\.20\), \+1\.40 ms 70 ms apart/);
+    expect(verdict(verdicts, 'commit before the last byte').note).toMatch(/own share above the floor at this phase's pace \(10 ms\): -0\.50 ms/);
     expect(verdict(verdicts, 'storage per turn (recorded').pass).toBe(false); // 1.6
     expect(verdict(verdicts, 'storage per turn (synthetic').pass).toBe(true); // 1.2
     expect(verdict(verdicts, 'export jsonl').pass).toBe(false); // 4 / 10 MB/s
@@ -107,6 +110,6 @@ describe('the PostgreSQL bench report', () => {
     expect(text).toContain('| direct | 300 | - |');
     expect(text.match(/^ {2}(pass|MISS) {2}/gm)).toHaveLength(6);
     // the c=1 verdict names what a commit alone costs, back to back and after an idle gap
-    expect(text).toContain('a commit of a plain pg client took 0.80 ms p50 back to back and 1.70 ms after 70 ms idle');
+    expect(text).toContain('the engines alone, a 2 KB insert committed on a plain client, PostgreSQL - SQLite: +0.70 ms back to back (0.80 / 0.10)');
   });
 });
