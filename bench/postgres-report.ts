@@ -135,10 +135,14 @@ export function judgeTargets(result: PostgresBenchResult): TargetVerdict[] {
 function commitFloorNote(result: PostgresBenchResult, extra: number): string {
   const { gapsMs, postgres, sqlite } = result.machine.engineCommits;
   const sign = (ms: number): string => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)}`;
-  const each = gapsMs.map((gap, index) => `${sign(postgres[index]! - sqlite[index]!)} ms ${gap === 0 ? 'back to back' : `${gap} ms apart`} (${postgres[index]!.toFixed(2)} / ${sqlite[index]!.toFixed(2)})`);
+  const each = gapsMs.map(
+    (gap, index) =>
+      `${sign(postgres[index]! - sqlite[index]!)} ms ${gap === 0 ? 'back to back' : `${gap} ms apart`} (${postgres[index]!.toFixed(2)} / ${sqlite[index]!.toFixed(2)})`,
+  );
   // a gateway's calls in this phase come about 10 ms apart (each is sent to the three setups in turn)
   const pace = gapsMs.indexOf(10);
-  const share = pace < 0 ? '' : `; the gateway's own share above the floor at this phase's pace (10 ms): ${sign(extra - (postgres[pace]! - sqlite[pace]!))} ms`;
+  const share =
+    pace < 0 ? '' : `; the gateway's own share above the floor at this phase's pace (10 ms): ${sign(extra - (postgres[pace]! - sqlite[pace]!))} ms`;
   return (
     `the engines alone, a 2 KB insert committed on a plain client, PostgreSQL - SQLite: ${each.join(', ')}: a floor no gateway goes below${share}. ` +
     `PostgreSQL flushes its WAL at each commit (an 8 KB fdatasync: ${result.machine.fdatasyncMs.toFixed(2)} ms p50 on this disk) and its server is another process to wake; SQLite's WAL with synchronous=NORMAL is written on the calling thread without a sync`

@@ -74,7 +74,9 @@ describe('the PostgreSQL bench report', () => {
     expect(verdict(verdicts, 'commit before the last byte').measured).toMatch(/^\+0\.50 ms/);
     expect(verdict(verdicts, 'commit before the last byte').pass).toBe(true);
     // the engines' own commits, side by side at each pause, and the gateway's share above their difference at 10 ms
-    expect(verdict(verdicts, 'commit before the last byte').note).toMatch(/\+0\.70 ms back to back \(0\.80 \/ 0\.10\), \+1\.00 ms 10 ms apart \(1\.20 \/ 0\.20\), \+1\.40 ms 70 ms apart/);
+    expect(verdict(verdicts, 'commit before the last byte').note).toMatch(
+      /\+0\.70 ms back to back \(0\.80 \/ 0\.10\), \+1\.00 ms 10 ms apart \(1\.20 \/ 0\.20\), \+1\.40 ms 70 ms apart/,
+    );
     expect(verdict(verdicts, 'commit before the last byte').note).toMatch(/own share above the floor at this phase's pace \(10 ms\): -0\.50 ms/);
     expect(verdict(verdicts, 'storage per turn (recorded').pass).toBe(false); // 1.6
     expect(verdict(verdicts, 'storage per turn (synthetic').pass).toBe(true); // 1.2
