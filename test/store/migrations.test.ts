@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_BUSY_TIMEOUT_MS, LATEST_SCHEMA_VERSION, isStoreError, openStore } from '../../store/index.js';
@@ -143,6 +146,35 @@ describe('sqlite: migrations and connection settings', () => {
       expect(database.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()).toEqual(schema);
       expect(readSchemaVersion(database)).toBe(LATEST_SCHEMA_VERSION);
     });
+  });
+
+  it('opening a file while another process holds its write lock waits for the lock instead of failing at the switch to WAL', async () => {
+    // the switch to WAL upgrades a shared lock, where SQLite answers SQLITE_BUSY at once without its busy handler
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import Database from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href)};
+const database = new Database(process.argv[1]);
+database.exec('CREATE TABLE held (x INTEGER)');
+database.exec('BEGIN IMMEDIATE');
+database.exec('INSERT INTO held VALUES (1)');
+console.log('locked');
+setTimeout(() => { database.exec('COMMIT'); database.close(); }, 300);`,
+        workspace.databasePath,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.on('close', resolve));
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const store = workspace.open(); // synchronous: returns once the holder has committed and let go
+    recordCall(store);
+    store.close();
+    expect(await exited).toBe(0);
+    expect(inspect((database) => database.pragma('journal_mode', { simple: true }))).toBe('wal');
+    expect(inspect((database) => database.prepare('SELECT count(*) AS n FROM held').get())).toEqual({ n: 1 });
+    expect(inspect(readSchemaVersion)).toBe(LATEST_SCHEMA_VERSION);
   });
 
   it('a writable connection gets WAL, synchronous NORMAL, foreign keys and a busy timeout', () => {
