@@ -84,13 +84,18 @@ export const COMMIT_GAPS_MS = [0, 10, 70] as const;
  * each pause of COMMIT_GAPS_MS. PostgreSQL's commit crosses to the server's process and flushes the WAL; SQLite's
  * writes its WAL on the calling thread without a sync. On a machine whose cores sleep between calls, the server's
  * process also pays a wake-up after a pause. Their difference is the floor under the c=1 target that no gateway design
- * reaches below: what the gateway adds on top of it is its own.
+ * reaches below: what the gateway adds on top of it is its own. A third series, PostgreSQL with synchronous_commit off,
+ * shows how much of the floor is the WAL flush.
  *
  * @example const { postgres, sqlite } = await measureEngineCommits(postgres.createDatabase('bench_commit'), join(workDir, 'commit.db'));
  */
 export async function measureEngineCommits(url: string, sqlitePath: string, times = 40): Promise<EngineCommitFigures> {
   const client = new pg.Client({ connectionString: url, application_name: 'tokentap-bench' });
   await client.connect();
+  // what the flush costs: the same insert where the server answers before its WAL is flushed (not durable past a
+  // server crash, so never the store's setting: docs/reliability.md)
+  const unsynced = new pg.Client({ connectionString: url, application_name: 'tokentap-bench', options: '-c synchronous_commit=off' });
+  await unsynced.connect();
   const sqlite = new Database(sqlitePath);
   try {
     sqlite.pragma('journal_mode = WAL');
@@ -99,25 +104,27 @@ export async function measureEngineCommits(url: string, sqlitePath: string, time
     const insert = sqlite.prepare('INSERT INTO idle_commit (data) VALUES (?)');
     await client.query('CREATE TABLE idle_commit (id serial PRIMARY KEY, data bytea)');
     const data = Buffer.alloc(2048, 0x31);
-    const figures: EngineCommitFigures = { gapsMs: [...COMMIT_GAPS_MS], postgres: [], sqlite: [] };
+    const figures: EngineCommitFigures = { gapsMs: [...COMMIT_GAPS_MS], postgres: [], postgresUnsynced: [], sqlite: [] };
+    const engines = ['postgres', 'postgresUnsynced', 'sqlite'] as const;
     for (const gapMs of COMMIT_GAPS_MS) {
-      const latencies = { postgres: [] as number[], sqlite: [] as number[] };
+      const latencies = { postgres: [] as number[], postgresUnsynced: [] as number[], sqlite: [] as number[] };
       for (let index = 0; index < times; index++) {
-        // each engine's commit follows a pause of its own (the other engine's commit is quick next to 10 ms)
-        for (const engine of index % 2 === 0 ? (['postgres', 'sqlite'] as const) : (['sqlite', 'postgres'] as const)) {
+        // each commit follows a pause of its own (the others' commits are quick next to 10 ms); the order turns
+        for (let step = 0; step < engines.length; step++) {
+          const engine = engines[(index + step) % engines.length]!;
           if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
           const startedAt = performance.now();
-          if (engine === 'postgres') await client.query({ text: 'INSERT INTO idle_commit (data) VALUES ($1)', values: [data] });
-          else insert.run(data);
+          if (engine === 'sqlite') insert.run(data);
+          else await (engine === 'postgres' ? client : unsynced).query({ text: 'INSERT INTO idle_commit (data) VALUES ($1)', values: [data] });
           latencies[engine].push(performance.now() - startedAt);
         }
       }
-      figures.postgres.push(percentile(latencies.postgres, 0.5));
-      figures.sqlite.push(percentile(latencies.sqlite, 0.5));
+      for (const engine of engines) figures[engine].push(percentile(latencies[engine], 0.5));
     }
     return figures;
   } finally {
     sqlite.close();
     await client.end();
+    await unsynced.end();
   }
 }

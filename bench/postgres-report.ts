@@ -2,6 +2,8 @@
 export interface EngineCommitFigures {
   gapsMs: number[];
   postgres: number[];
+  /** the same on PostgreSQL with synchronous_commit off: the commit without its WAL flush (never the store's setting) */
+  postgresUnsynced: number[];
   sqlite: number[];
 }
 
@@ -133,7 +135,7 @@ export function judgeTargets(result: PostgresBenchResult): TargetVerdict[] {
 
 /** Why the c=1 figure is what it is: the engines' own commits side by side, and the gateway's share above their difference. */
 function commitFloorNote(result: PostgresBenchResult, extra: number): string {
-  const { gapsMs, postgres, sqlite } = result.machine.engineCommits;
+  const { gapsMs, postgres, postgresUnsynced, sqlite } = result.machine.engineCommits;
   const sign = (ms: number): string => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)}`;
   const each = gapsMs.map(
     (gap, index) =>
@@ -143,9 +145,13 @@ function commitFloorNote(result: PostgresBenchResult, extra: number): string {
   const pace = gapsMs.indexOf(10);
   const share =
     pace < 0 ? '' : `; the gateway's own share above the floor at this phase's pace (10 ms): ${sign(extra - (postgres[pace]! - sqlite[pace]!))} ms`;
+  const unsynced =
+    pace < 0
+      ? ''
+      : `; with synchronous_commit off (not durable past a server crash, never the store's setting) that floor at 10 ms is ${sign(postgresUnsynced[pace]! - sqlite[pace]!)} ms (${postgresUnsynced[pace]!.toFixed(2)} ms)`;
   return (
     `the engines alone, a 2 KB insert committed on a plain client, PostgreSQL - SQLite: ${each.join(', ')}: a floor no gateway goes below${share}. ` +
-    `PostgreSQL flushes its WAL at each commit (an 8 KB fdatasync: ${result.machine.fdatasyncMs.toFixed(2)} ms p50 on this disk) and its server is another process to wake; SQLite's WAL with synchronous=NORMAL is written on the calling thread without a sync`
+    `PostgreSQL flushes its WAL at each commit (an 8 KB fdatasync: ${result.machine.fdatasyncMs.toFixed(2)} ms p50 on this disk) and its server is another process to wake${unsynced}; SQLite's WAL with synchronous=NORMAL is written on the calling thread without a sync`
   );
 }
 
