@@ -1,4 +1,4 @@
-import { jsonArrayElements, sqlFor, type SqlDatabase } from './sql/sql-database.js';
+import { inJsonArray, sqlFor, type SqlDatabase } from './sql/sql-database.js';
 import type { BodyStore } from './body-store.js';
 import { CALL_COLUMNS, callRecordFromRaw, promptLinkOf, toCallRow, type CallRecord, type RawCallRecord } from './call-record.js';
 import { decompressJson, decompressText } from './compress-json.js';
@@ -44,7 +44,7 @@ export function createCallReader(options: { database: SqlDatabase; bodies: BodyS
   const selectSessionsCalls = database
     .prepare<[string], RawCallRecord>(
       `SELECT ${CALL_COLUMNS} FROM calls
-        WHERE session_id IN (SELECT listed.value FROM ${jsonArrayElements(database, '?', 'listed')})
+        WHERE ${inJsonArray(database, 'session_id', '?')}
         ORDER BY session_id, seq`,
     )
     .raw(true);

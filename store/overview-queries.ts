@@ -1,4 +1,4 @@
-import { jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
+import { inJsonArray, type SqlDatabase } from './sql/sql-database.js';
 import type { CallStatus, GroupSummaryRow, SessionCallKinds, StoreChangeMark } from './types.js';
 
 /** The session's current reward (as session-queries.ts reads it): its newest session-level row. */
@@ -52,7 +52,7 @@ export function createOverviewQueries(database: SqlDatabase): OverviewQueries {
     { session_id: string; front_door: string; requested_model: string | null; backend_model: string | null }
   >(
     `SELECT DISTINCT calls.session_id, calls.front_door, calls.requested_model, calls.backend_model FROM calls
-      WHERE calls.session_id IN (SELECT listed.value FROM ${jsonArrayElements(database, '?', 'listed')})
+      WHERE ${inJsonArray(database, 'calls.session_id', '?')}
       ORDER BY calls.session_id, calls.front_door, calls.requested_model, calls.backend_model`,
   );
   return {

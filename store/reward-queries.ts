@@ -1,4 +1,4 @@
-import { jsonArrayElements, prepareInsert, queuedAll, type SqlDatabase } from './sql/sql-database.js';
+import { inJsonArray, prepareInsert, queuedAll, type SqlDatabase } from './sql/sql-database.js';
 import { findRewardProblem } from './find-reward-problem.js';
 import { TokentapError } from '../core/errors/tokentap-error.js';
 import { wellFormedText } from './well-formed-text.js';
@@ -55,7 +55,7 @@ export function createRewardQueries(database: SqlDatabase): RewardQueries {
     database.prepare<[string], RewardRecord>(
       `SELECT rewards.* FROM rewards
          LEFT JOIN calls ON calls.id = rewards.call_id
-        WHERE rewards.session_id IN (SELECT listed.value FROM ${jsonArrayElements(database, '?', 'listed')})
+        WHERE ${inJsonArray(database, 'rewards.session_id', '?')}
           AND rewards.id = (SELECT max(latest.id) FROM rewards AS latest
                              WHERE latest.session_id = rewards.session_id AND latest.call_id IS NOT DISTINCT FROM rewards.call_id)
         ORDER BY rewards.session_id, rewards.call_id IS NOT NULL, calls.seq`,

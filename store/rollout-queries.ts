@@ -1,4 +1,4 @@
-import { ignoreConflicts, jsonArrayElements, type SqlDatabase } from './sql/sql-database.js';
+import { ignoreConflicts, inJsonArray, type SqlDatabase } from './sql/sql-database.js';
 import type { GroupQueries } from './group-queries.js';
 import { assertStorableId, isStorableId } from './storable-id.js';
 import { wellFormedText } from './well-formed-text.js';
@@ -56,7 +56,7 @@ export function createRolloutQueries(database: SqlDatabase, groups: GroupQueries
   const selectMany = database.prepare<[string], RolloutRecord>(
     `SELECT id, origin, status, group_id, task, tags, split, sampling, created_at, activity_at, ended_at, end_reason,
             EXISTS (SELECT 1 FROM session_keys WHERE session_keys.session_id = sessions.id) AS has_key
-       FROM sessions WHERE id IN (SELECT listed.value FROM ${jsonArrayElements(database, '?', 'listed')})`,
+       FROM sessions WHERE ${inJsonArray(database, 'id', '?')}`,
   );
   const selectByKey = database.prepare<[Buffer], { session_id: string }>(`SELECT session_id FROM session_keys WHERE key_hash = ?`);
   const updateEnd = database.prepare<[SessionStatus, number, SessionEndReason, string]>(

@@ -81,6 +81,21 @@ export function ignoreConflicts(database: SqlDatabase, source: string): string {
 }
 
 /**
+ * `COLUMN` (text) is one of the strings of a JSON array (a bound parameter holding JSON text), written so that each
+ * engine looks the strings up in the column's index. SQLite plans `IN (SELECT value FROM json_each(…))` as lookups;
+ * PostgreSQL plans the same `IN` as a semi join that it estimates at 100 strings, and a seq scan of the whole table
+ * is then its cheapest plan up to tens of thousands of rows (every export page read all calls: a store's export
+ * slowed with the square of its size). `= ANY (ARRAY(…))` gives it an array to probe the index with.
+ *
+ * @example `SELECT * FROM calls WHERE ${inJsonArray(database, 'session_id', '?')} ORDER BY session_id, seq`
+ */
+export function inJsonArray(database: SqlDatabase, column: string, expression: string): string {
+  return dialectOf(database) === 'sqlite'
+    ? `${column} IN (SELECT value FROM json_each(${expression}))`
+    : `${column} = ANY (ARRAY(SELECT jsonb_array_elements_text((${expression})::jsonb)))`;
+}
+
+/**
  * A JSON array (a column or a bound parameter holding JSON text) as rows with one column, `ALIAS.value`: SQLite's
  * `json_each`, PostgreSQL's `jsonb_array_elements_text`.
  *
