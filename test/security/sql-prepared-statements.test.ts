@@ -26,6 +26,7 @@ const FRAGMENT_BUILDERS = new Set([
   'sqlFor',
   'ignoreConflicts',
   'jsonArrayElements',
+  'inJsonArray',
   'typed',
   'number',
   'elements',
