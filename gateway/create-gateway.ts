@@ -109,7 +109,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const { logger: givenLogger, store: givenStore, ...input } = options;
   const config = gatewayConfigSchema.parse(input);
   const logger = createGatewayLogger(givenLogger, config);
-  const store = givenStore ?? openStore({ path: config.db, ...(config.dbMaxBytes === undefined ? {} : { maxBytes: config.dbMaxBytes }) });
+  const store =
+    givenStore ??
+    openStore({
+      path: config.db,
+      queryTimeoutMs: config.dbQueryTimeoutMs,
+      ...(config.dbMaxBytes === undefined ? {} : { maxBytes: config.dbMaxBytes }),
+    });
   // several gateways may write one database: only the calls of gateways that are gone are marked incomplete
   const instance = startGatewayInstance(store, logger as FastifyBaseLogger, { heartbeatMs: config.instanceHeartbeatMs });
   // while closing, requests on open connections are refused by graceful-drain.ts in their protocol's shape

@@ -605,6 +605,12 @@ export interface OpenStoreOptions {
    * its current size): past it a write fails with SQLITE_FULL, as on a full disk
    */
   maxBytes?: number;
+  /**
+   * PostgreSQL: how long one statement may go unanswered before its connection is taken for lost (the statement fails
+   * and the next one connects anew); default DEFAULT_PG_QUERY_TIMEOUT_MS (30 s). The gateway's connections use its
+   * `dbQueryTimeoutMs` (5 s): its event loop waits on its own. SQLite: not used.
+   */
+  queryTimeoutMs?: number;
 }
 
 /**

@@ -72,6 +72,10 @@ export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?
     description: 'the largest the database may grow (a quota on a shared disk); past it, writes fail as on a full disk',
     unset: 'no limit',
   },
+  dbQueryTimeoutMs: {
+    value: 'MS',
+    description: "PostgreSQL: a statement unanswered this long fails and its connection is dropped (bounds a silent server's hold on the gateway)",
+  },
   recordInWorker: { value: '[true|false]', description: 'write the store on a worker thread, off the event loop (the flag alone: true)' },
   tokenFaithful: { value: 'MODELS', description: 'models served token-in-token-out (docs/token-faithful.md), comma-separated, * for all' },
   modelDir: {

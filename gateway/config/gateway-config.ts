@@ -91,6 +91,12 @@ const gatewaySettings = z.strictObject({
   /** the largest the database may grow, in bytes (a quota on a shared disk); past it writes fail as on a full disk */
   dbMaxBytes: z.coerce.number().int().positive().optional(),
   /**
+   * PostgreSQL: ms a statement of the gateway's may go unanswered before its connection is taken for lost (the call
+   * fails as while the database is away; the next statement connects anew). The event loop waits on its own statements,
+   * so this bounds how long a server gone silent (a partition) can hold the gateway still
+   */
+  dbQueryTimeoutMs: z.coerce.number().int().min(100).default(5_000),
+  /**
    * write the store (hashing, compression, SQLite) on a worker thread instead of the gateway's event loop; a call
    * is still committed before its last byte. Applies when the gateway opens `db` itself (not ':memory:')
    */

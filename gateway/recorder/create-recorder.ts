@@ -7,7 +7,7 @@ import { recordWorkerUrl } from './record-worker-url.js';
 import { WorkerCallRecorder } from './worker-call-recorder.js';
 
 export interface CreateRecorderOptions {
-  config: Pick<GatewayConfig, 'db' | 'recordFailure' | 'recordInWorker' | 'dbMaxBytes'>;
+  config: Pick<GatewayConfig, 'db' | 'recordFailure' | 'recordInWorker' | 'dbMaxBytes' | 'dbQueryTimeoutMs'>;
   /** the gateway's store: written here when recording stays on this thread, read by everyone either way */
   store: Store;
   /** the store was passed in by the caller: it is an object on this thread and cannot move to a worker */
@@ -35,5 +35,12 @@ export function createRecorder(options: CreateRecorderOptions): Recorder {
     logger.warn('recording on the gateway thread: no compiled recording worker (run npm run build)');
     return onThread();
   }
-  return new WorkerCallRecorder({ path: config.db, policy: config.recordFailure, log: logger, workerUrl, maxBytes: config.dbMaxBytes });
+  return new WorkerCallRecorder({
+    path: config.db,
+    policy: config.recordFailure,
+    log: logger,
+    workerUrl,
+    maxBytes: config.dbMaxBytes,
+    queryTimeoutMs: config.dbQueryTimeoutMs,
+  });
 }

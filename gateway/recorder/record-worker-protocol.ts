@@ -7,9 +7,10 @@ import type { EndsReport } from './end-retries.js';
  * Messages between the gateway's thread (worker-call-recorder.ts) and the recording worker (record-worker.ts).
  * Both sides check the version: under vitest the gateway runs from TypeScript sources while the worker runs
  * from dist/, and a stale build must fail loudly, not write half-understood messages. Version 4: begins and finishes
- * carry `backendId`, finishes `weightVersion` (schema 6), which a version-3 worker would silently drop.
+ * carry `backendId`, finishes `weightVersion` (schema 6), which a version-3 worker would silently drop. Version 5: the
+ * data carries `queryTimeoutMs`.
  */
-export const RECORD_WORKER_PROTOCOL = 4;
+export const RECORD_WORKER_PROTOCOL = 5;
 
 export interface RecordWorkerData {
   protocol: number;
@@ -17,6 +18,8 @@ export interface RecordWorkerData {
   path: string;
   /** the database's size cap in bytes (config `dbMaxBytes`), for the worker's writing connection */
   maxBytes?: number | undefined;
+  /** PostgreSQL: how long one statement may go unanswered (config `dbQueryTimeoutMs`) */
+  queryTimeoutMs?: number | undefined;
 }
 
 /** Gateway -> worker. Writes are applied in the order they are sent. */

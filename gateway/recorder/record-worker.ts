@@ -25,7 +25,11 @@ if (data.protocol !== RECORD_WORKER_PROTOCOL) {
   throw new Error(`the recording worker speaks protocol ${RECORD_WORKER_PROTOCOL}, the gateway ${data.protocol}: rebuild (npm run build)`);
 }
 
-const store = openStore({ path: data.path, ...(data.maxBytes === undefined ? {} : { maxBytes: data.maxBytes }) });
+const store = openStore({
+  path: data.path,
+  ...(data.maxBytes === undefined ? {} : { maxBytes: data.maxBytes }),
+  ...(data.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: data.queryTimeoutMs }),
+});
 const writer = new BatchWriter(store, (report) => port.postMessage({ type: 'ends', ...report } satisfies FromRecordWorker));
 let queue: RecorderWrite[] = [];
 let flushScheduled = false;

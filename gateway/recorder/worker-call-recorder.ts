@@ -39,6 +39,8 @@ export interface WorkerCallRecorderOptions {
   maxCrashes?: number;
   /** the database's size cap in bytes (config `dbMaxBytes`), applied to the worker's writing connection */
   maxBytes?: number | undefined;
+  /** PostgreSQL: how long one statement may go unanswered (config `dbQueryTimeoutMs`), for the worker's connection */
+  queryTimeoutMs?: number | undefined;
 }
 
 interface QueuedWrite {
@@ -169,7 +171,12 @@ export class WorkerCallRecorder implements Recorder {
 
   #start(): void {
     const worker = new Worker(this.#options.workerUrl, {
-      workerData: { protocol: RECORD_WORKER_PROTOCOL, path: this.#options.path, maxBytes: this.#options.maxBytes } satisfies RecordWorkerData,
+      workerData: {
+        protocol: RECORD_WORKER_PROTOCOL,
+        path: this.#options.path,
+        maxBytes: this.#options.maxBytes,
+        queryTimeoutMs: this.#options.queryTimeoutMs,
+      } satisfies RecordWorkerData,
     });
     this.#worker = worker;
     this.#workerReady = false;

@@ -36,7 +36,11 @@ export function openPostgresStore(options: OpenStoreOptions): Store {
     throw new TokentapError('STORE_OPEN_FAILED', { message: `a size cap (dbMaxBytes) applies to SQLite files only; ${label} is PostgreSQL` });
   }
   const readonly = options.readonly === true;
-  const database = new PgDatabase({ connectionString: options.path, readonly });
+  const database = new PgDatabase({
+    connectionString: options.path,
+    readonly,
+    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+  });
   try {
     if (readonly) assertPgSchemaCurrent(database);
     else applyPgMigrations(database);

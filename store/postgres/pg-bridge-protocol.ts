@@ -7,6 +7,12 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 
+/**
+ * How long a request waits for a reconnection (pg-host-worker.ts `connected`) before it fails and the attempt goes on
+ * alone: a connection to a server that answers takes milliseconds; one to a server gone silent takes the connect timeout.
+ */
+export const PG_RECONNECT_WAIT_MS = 250;
+
 /** Bumped whenever a message changes shape: a dist/ worker left from an older build is refused, not misread. */
 export const PG_BRIDGE_PROTOCOL = 4;
 

@@ -3,7 +3,8 @@
  * request it is sent, one at a time, answering on the shared port and waking the waiting thread. A request's
  * statements go out back to back (the client's pipeline mode: each is written without waiting for the one before to
  * be answered, each with its own Sync, so one that fails leaves the others their own answers). A client whose
- * connection failed (the database restarted, the network dropped) is discarded; the next request connects anew.
+ * connection failed (the database restarted, the network dropped, a query unanswered past the query timeout) is
+ * discarded; the next request connects anew (`connected`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
@@ -15,6 +16,7 @@ import {
   type PgStep,
   type PgWireError,
   type ToPgHost,
+  PG_RECONNECT_WAIT_MS,
 } from './pg-bridge-protocol.js';
 
 const data = workerData as PgHostData;
@@ -28,31 +30,87 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
 let client: pg.Client | null = null;
 let broken = false;
+/** the connection being opened, shared by every request that arrives meanwhile */
+let attempt: { opened: Promise<pg.Client>; startedAt: number } | null = null;
+/** a connection was open once: later ones are reconnections, which a request waits for only PG_RECONNECT_WAIT_MS */
+let everConnected = false;
+let closing = false;
 
+/**
+ * The open client, or a new one. The store's first connection is waited for up to the connect timeout (an open that
+ * cannot connect says why). A reconnection is waited for at most PG_RECONNECT_WAIT_MS from its start and then goes on
+ * without the request, which fails as the connection lost (`ETIMEDOUT`): where the server refuses (a restart) that is
+ * seen at once and each request tries anew, but a server that is gone silent (a partition, a host frozen) lets each
+ * attempt run to the connect timeout, and the thread waiting on this one (the gateway's event loop) must not wait
+ * that long for every statement. The next request after a failed attempt starts another.
+ */
 async function connected(): Promise<pg.Client> {
   if (client !== null && !broken) return client;
-  if (client !== null) void client.end().catch(() => undefined);
-  broken = false;
+  if (client !== null) discard(client);
+  client = null;
+  const current = (attempt ??= open());
+  if (!everConnected) return current.opened;
+  const left = current.startedAt + PG_RECONNECT_WAIT_MS - performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StillConnecting(performance.now() - current.startedAt)), Math.max(0, left));
+  });
+  try {
+    return await Promise.race([current.opened, waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function open(): { opened: Promise<pg.Client>; startedAt: number } {
   const fresh = new pg.Client({
     connectionString: data.connectionString,
     connectionTimeoutMillis: data.connectTimeoutMs,
     query_timeout: data.queryTimeoutMs,
     application_name: data.applicationName,
     pipeline: true,
+    // a connection that went silent between statements (a partition, no FIN) is found by the kernel's probes
+    // (libuv: 10, a second apart) and fails before the next statement waits on it for the query timeout
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
     ...(data.readonly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // an error between requests (the server went away) only marks the client; the next request reconnects
   fresh.on('error', () => {
-    broken = true;
+    if (client === fresh) broken = true;
   });
-  client = fresh;
-  try {
-    await fresh.connect();
-  } catch (error) {
-    broken = true;
-    throw error;
+  const opened = fresh.connect().then(
+    () => {
+      attempt = null;
+      if (closing) {
+        discard(fresh);
+        throw new Error('the PostgreSQL store was closed');
+      }
+      client = fresh;
+      broken = false;
+      everConnected = true;
+      return fresh;
+    },
+    (error: unknown) => {
+      attempt = null;
+      discard(fresh);
+      throw error;
+    },
+  );
+  // a request that stopped waiting leaves the attempt's failure to no one
+  opened.catch(() => undefined);
+  return { opened, startedAt: performance.now() };
+}
+
+function discard(connection: pg.Client): void {
+  void connection.end().catch(() => undefined);
+}
+
+class StillConnecting extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(waitedMs: number) {
+    super(`PostgreSQL has not accepted a new connection in ${Math.round(waitedMs)} ms (still trying)`);
   }
-  return fresh;
 }
 
 /** Buffers cross threads as plain Uint8Arrays; pg binds a Buffer as bytea (an Uint8Array it would not). */
@@ -123,9 +181,10 @@ parentPort.on('message', (sent: ToPgHost & { id: number }) => {
   const { id, ...request } = sent;
   const answer = (message: FromPgHost): void => answerWith({ ...message, id });
   if (request.kind === 'close') {
-    const closing = client;
+    closing = true;
+    const open = client;
     client = null;
-    void (closing?.end() ?? Promise.resolve())
+    void (open?.end() ?? Promise.resolve())
       .catch(() => undefined)
       .then(() => {
         answer({ outcomes: [] });
