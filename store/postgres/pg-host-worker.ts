@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
+import { endPgClient } from './end-pg-client.js';
 import {
   PG_BRIDGE_PROTOCOL,
   type FromPgHost,
@@ -103,7 +104,7 @@ function open(): { opened: Promise<pg.Client>; startedAt: number } {
 }
 
 function discard(connection: pg.Client): void {
-  void connection.end().catch(() => undefined);
+  void endPgClient(connection);
 }
 
 class StillConnecting extends Error {
@@ -182,15 +183,13 @@ parentPort.on('message', (sent: ToPgHost & { id: number }) => {
   const answer = (message: FromPgHost): void => answerWith({ ...message, id });
   if (request.kind === 'close') {
     closing = true;
-    const open = client;
+    const last = client;
     client = null;
-    void (open?.end() ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() => {
-        answer({ outcomes: [] });
-        data.port.close();
-        parentPort?.close();
-      });
+    void (last === null ? Promise.resolve() : endPgClient(last)).then(() => {
+      answer({ outcomes: [] });
+      data.port.close();
+      parentPort?.close();
+    });
     return;
   }
   void handle(request.steps, request.continues).then((outcomes) => answer({ outcomes }));

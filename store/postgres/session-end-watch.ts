@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { SESSION_END_CHANNEL } from './migrations/008-session-end-notices.js';
 import type { SessionEndListener, SessionEndWatch } from '../types.js';
 import { DEFAULT_PG_CONNECT_TIMEOUT_MS } from './pg-database.js';
+import { endPgClient } from './end-pg-client.js';
 
 /** How long the watch waits before it connects again after losing its connection. */
 export const SESSION_WATCH_RECONNECT_MS = 1_000;
@@ -38,7 +39,7 @@ export function watchPostgresSessionEnds(
     if (client !== failed) return;
     client = null;
     setLive(false);
-    void failed.end().catch(() => undefined);
+    void endPgClient(failed);
     if (!closed && retry === null) {
       retry = setTimeout(() => {
         retry = null;
@@ -90,7 +91,7 @@ export function watchPostgresSessionEnds(
       client = null;
       // the reader closed it: nothing to tell (a `false` would read as a connection lost)
       live = false;
-      await current?.end().catch(() => undefined);
+      if (current !== null) await endPgClient(current);
     },
   };
 }

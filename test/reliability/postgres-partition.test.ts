@@ -133,4 +133,34 @@ describe.skipIf(!postgresAvailable())(`PostgreSQL gone silent${postgresAvailable
     }
     expect(reader.listCalls('after-0').length + reader.listCalls('after-1').length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('stops on SIGTERM while the database is silent, within seconds: no close waits for a goodbye the server never answers', async () => {
+    workspace = createTempWorkspace('postgres');
+    relay = await SilentRelay.start(new URL(workspace.databasePath));
+    const db = new URL(workspace.databasePath);
+    db.port = String(relay.port);
+    sim = await createSimBackend({ fast: true, acceptAnyModel: true, seed: 6 });
+    gateway = await startGatewayProcess({
+      backendUrl: await sim.listen(),
+      db: db.toString(),
+      port: await freePort(),
+      args: ['--db-query-timeout-ms', String(QUERY_TIMEOUT_MS)],
+    });
+    expect(await chat('before')).toEqual({ status: 200, code: null });
+    relay.freeze();
+    expect(await chat('during')).toEqual({ status: 503, code: 'TT_RECORDING_FAILED' });
+
+    const stoppedAt = performance.now();
+    gateway.child.kill('SIGTERM');
+    const exit = await Promise.race([gateway.exited, pause(15_000).then(() => 'still running after 15 s')]);
+    // each connection's goodbye waits PG_END_GRACE_MS (1 s) for the server, then its socket is closed
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(performance.now() - stoppedAt).toBeLessThan(6_000);
+    gateway = undefined;
+
+    relay.thaw();
+    reader = openStore({ path: workspace.databasePath, readonly: true });
+    expect(reader.listCalls('before').map((call) => call.status)).toEqual(['ok']);
+    expect(reader.listCalls('during')).toEqual([]);
+  }, 60_000);
 });
