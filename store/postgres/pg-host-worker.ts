@@ -95,6 +95,8 @@ function open(): { opened: Promise<pg.Client>; startedAt: number } {
     (error: unknown) => {
       attempt = null;
       discard(fresh);
+      // pg's own words for its connect timeout are 'timeout expired', without a code
+      if ((error as { message?: unknown }).message === 'timeout expired') throw new ConnectTimedOut(data.connectTimeoutMs);
       throw error;
     },
   );
@@ -105,6 +107,13 @@ function open(): { opened: Promise<pg.Client>; startedAt: number } {
 
 function discard(connection: pg.Client): void {
   void endPgClient(connection);
+}
+
+class ConnectTimedOut extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(timeoutMs: number) {
+    super(`PostgreSQL did not answer a new connection within ${timeoutMs} ms (the connect timeout)`);
+  }
 }
 
 class StillConnecting extends Error {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, startGatewayProcess, type GatewayProcess } from '../../bench/gateway-process.js';
+import { spawn } from 'node:child_process';
+import { BUILT_CLI, freePort, startGatewayProcess, type GatewayProcess } from '../../bench/gateway-process.js';
 import { createSimBackend, type SimBackend } from '../../sim/index.js';
 import { openStore } from '../../store/index.js';
 import type { Store } from '../../store/types.js';
@@ -13,6 +14,8 @@ import { SilentRelay } from '../helpers/silent-relay.js';
  * gateway's event loop waits on its own statements (the store's contract is synchronous), so before
  * `dbQueryTimeoutMs` and the bounded reconnect wait (store/postgres/pg-host-worker.ts) one statement held it for the
  * 30 s query timeout and each one after for the 5 s connect timeout: /healthz took 45 s and calls a minute.
+ *
+ * A gateway stopped meanwhile must still exit, and a command started meanwhile must stop with one line.
  *
  * Played for real: a TCP relay on this thread (the gateway is its own process) in front of the test's server
  * (helpers/silent-relay.ts), frozen, then thawed.
@@ -163,4 +166,22 @@ describe.skipIf(!postgresAvailable())(`PostgreSQL gone silent${postgresAvailable
     expect(reader.listCalls('before').map((call) => call.status)).toEqual(['ok']);
     expect(reader.listCalls('during')).toEqual([]);
   }, 60_000);
+
+  it('a command started while the database is silent stops after the connect timeout with one line naming it, exit 2', async () => {
+    workspace = createTempWorkspace('postgres');
+    relay = await SilentRelay.start(new URL(workspace.databasePath));
+    relay.freeze();
+    const db = new URL(workspace.databasePath);
+    db.port = String(relay.port);
+    db.password = 'secret-pw';
+    const child = spawn(process.execPath, [BUILT_CLI, 'stats', '--db', db.toString()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(output.trim().split('\n')).toHaveLength(1);
+    expect(output).toMatch(/cannot open the PostgreSQL store at postgres:\/\/[^:]+:\*\*\*@.* did not answer a new connection within 5000 ms \(the connect timeout\)/);
+    expect(output).not.toContain('secret-pw');
+  }, 30_000);
 });
