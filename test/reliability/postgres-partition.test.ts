@@ -181,7 +181,9 @@ describe.skipIf(!postgresAvailable())(`PostgreSQL gone silent${postgresAvailable
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(2);
     expect(output.trim().split('\n')).toHaveLength(1);
-    expect(output).toMatch(/cannot open the PostgreSQL store at postgres:\/\/[^:]+:\*\*\*@.* did not answer a new connection within 5000 ms \(the connect timeout\)/);
+    expect(output).toMatch(
+      /cannot open the PostgreSQL store at postgres:\/\/[^:]+:\*\*\*@.* did not answer a new connection within 5000 ms \(the connect timeout\)/,
+    );
     expect(output).not.toContain('secret-pw');
   }, 30_000);
 });
