@@ -4,7 +4,7 @@ import { PG_MIGRATIONS } from './migrations/pg-migrations.js';
 import type { PgDatabase } from './pg-database.js';
 
 /** Any fixed number: every gateway migrating one database takes this advisory lock, so only one migrates at a time. */
-const MIGRATION_LOCK = 7_740_017;
+export const PG_MIGRATION_LOCK = 7_740_017;
 
 /**
  * Brings a PostgreSQL database up to the latest schema: pending steps run in order in one transaction under an
@@ -14,7 +14,7 @@ const MIGRATION_LOCK = 7_740_017;
 export function applyPgMigrations(database: PgDatabase, migrations: readonly Migration[] = PG_MIGRATIONS): number {
   const latest = latestVersion(migrations);
   const migrate = database.transaction(() => {
-    database.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}); CREATE TABLE IF NOT EXISTS tokentap_schema (version BIGINT NOT NULL)`);
+    database.exec(`SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK}); CREATE TABLE IF NOT EXISTS tokentap_schema (version BIGINT NOT NULL)`);
     const current = readPgSchemaVersion(database);
     if (current > latest) throw schemaTooNew(current, latest);
     const pending = migrations.filter((migration) => migration.version > current);

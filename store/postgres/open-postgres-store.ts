@@ -2,7 +2,7 @@ import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { createStore } from '../create-store.js';
 import type { OpenStoreOptions, Store } from '../types.js';
 import { applyPgMigrations, assertPgSchemaCurrent } from './apply-pg-migrations.js';
-import { PgDatabase, PgError } from './pg-database.js';
+import { DEFAULT_PG_QUERY_TIMEOUT_MS, PgDatabase, PgError } from './pg-database.js';
 import { watchPostgresSessionEnds } from './session-end-watch.js';
 
 /**
@@ -36,16 +36,28 @@ export function openPostgresStore(options: OpenStoreOptions): Store {
     throw new TokentapError('STORE_OPEN_FAILED', { message: `a size cap (dbMaxBytes) applies to SQLite files only; ${label} is PostgreSQL` });
   }
   const readonly = options.readonly === true;
-  const database = new PgDatabase({
-    connectionString: options.path,
-    readonly,
-    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
-  });
+  // a short statement timeout (the gateway's) is no bound for migrating, nor for waiting on another gateway's migration
+  // (the advisory lock): those run on a connection of their own with the default timeout
+  const migrateApart = !readonly && options.queryTimeoutMs !== undefined && options.queryTimeoutMs < DEFAULT_PG_QUERY_TIMEOUT_MS;
+  let database: PgDatabase | undefined;
   try {
-    if (readonly) assertPgSchemaCurrent(database);
+    if (migrateApart) {
+      const migrator = new PgDatabase({ connectionString: options.path });
+      try {
+        applyPgMigrations(migrator);
+      } finally {
+        migrator.close();
+      }
+    }
+    database = new PgDatabase({
+      connectionString: options.path,
+      readonly,
+      ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+    });
+    if (readonly || migrateApart) assertPgSchemaCurrent(database);
     else applyPgMigrations(database);
   } catch (error) {
-    database.close();
+    database?.close();
     if (error instanceof PgError) {
       // the URL is the user's: a server that is not there, a wrong password, a database never created
       const code = error.connectionLost || /^(28...|3D000)$/.test(error.code ?? '') ? 'STORE_DATABASE_UNREACHABLE' : 'STORE_OPEN_FAILED';
@@ -53,23 +65,24 @@ export function openPostgresStore(options: OpenStoreOptions): Store {
     }
     throw error;
   }
-  const relationBytes = database.prepare<[], { bytes: number | null }>(
+  const opened = database;
+  const relationBytes = opened.prepare<[], { bytes: number | null }>(
     `SELECT sum(pg_total_relation_size(c.oid)) AS bytes
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
   );
   return createStore({
-    database,
+    database: opened,
     label,
     readonly,
     // tables with their indexes and TOAST: what the store costs the server (the WAL is the server's, shared)
     bytesOnDisk: () => relationBytes.get()?.bytes ?? 0,
     // PostgreSQL checks its pages itself (checksums, amcheck are the operator's); the store checks it can read its schema
     integrityCheck: () => {
-      assertPgSchemaCurrent(database);
+      assertPgSchemaCurrent(opened);
       return 'ok';
     },
     watchSessionEnds: (listener) => watchPostgresSessionEnds(options.path, listener),
-    close: () => database.close(),
+    close: () => opened.close(),
   });
 }

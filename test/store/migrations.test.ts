@@ -8,7 +8,7 @@ import { configureConnection } from '../../store/configure-connection.js';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import type { Migration } from '../../store/migrations/migration.js';
 import { MIGRATIONS } from '../../store/migrations/migrations.js';
-import { applyPgMigrations } from '../../store/postgres/apply-pg-migrations.js';
+import { applyPgMigrations, PG_MIGRATION_LOCK } from '../../store/postgres/apply-pg-migrations.js';
 import { PG_MIGRATIONS } from '../../store/postgres/migrations/pg-migrations.js';
 import type { PgDatabase } from '../../store/postgres/pg-database.js';
 import type { SqlDatabase } from '../../store/sql/sql-database.js';
@@ -117,6 +117,45 @@ console.log(JSON.stringify({ callId, seq }));`,
     });
   });
 }
+
+describe.skipIf(engineUnavailable('postgres'))(`${engineSuiteName('postgres')}: migrating under a gateway's statement timeout`, () => {
+  let workspace: TempWorkspace;
+  beforeEach(() => {
+    workspace = createTempWorkspace('postgres', { schema: 'empty' });
+  });
+  afterEach(() => workspace.cleanup());
+
+  it("waits for another gateway's migration past its own short statement timeout, then migrates (on a connection of its own)", async () => {
+    // another gateway migrating: it holds the migration lock for a second, five times the opener's statement timeout
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import pg from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('pg')).href)};
+const client = new pg.Client({ connectionString: process.argv[1] });
+await client.connect();
+await client.query('BEGIN');
+await client.query('SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK})');
+console.log('locked');
+await new Promise((resolve) => setTimeout(resolve, 1000));
+await client.query('COMMIT');
+await client.end();`,
+        workspace.databasePath,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.on('close', resolve));
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const startedAt = performance.now();
+    const store = openStore({ path: workspace.databasePath, queryTimeoutMs: 200 }); // synchronous: waits for the lock
+    expect(performance.now() - startedAt).toBeGreaterThan(500);
+    recordCall(store);
+    store.close();
+    expect(await exited).toBe(0);
+    expect(schemaVersionOf(workspace)).toBe(LATEST_SCHEMA_VERSION);
+  });
+});
 
 // SQLite only: the journal mode, the pragmas of a connection and sqlite_master are SQLite's own (PostgreSQL's
 // schema declares its foreign keys, which the server always enforces)
