@@ -107,7 +107,8 @@ describe.skipIf(!postgresAvailable())(`PostgreSQL gone silent${postgresAvailable
     const settled = probes.filter((probe) => probe.startedAt > frozenAt + QUERY_TIMEOUT_MS + 1_500);
     expect(settled.length).toBeGreaterThan(10);
     expect(settled.map((probe) => probe.value)).toEqual(settled.map(() => ({ status: 'degraded', failing: true })));
-    expect(Math.max(...settled.map((probe) => probe.ms))).toBeLessThan(600);
+    // at most one reconnect wait (250 ms) on the loop, plus a loaded machine's scheduling
+    expect(Math.max(...settled.map((probe) => probe.ms))).toBeLessThan(1_000);
     // the calls that came once the store was known away were refused, and fast, in the protocol's shape
     const late = during.filter((call) => call.startedAt > frozenAt + QUERY_TIMEOUT_MS + 1_500);
     expect(late.length).toBeGreaterThan(2);
