@@ -73,20 +73,26 @@ async function chat(session: string): Promise<{ status: number; code: string | n
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A gateway on a database of its own, through a relay not frozen yet, in front of the simulator; one call recorded. */
+async function startBehindRelay(seed: number): Promise<{ workspace: TempWorkspace; relay: SilentRelay; gateway: GatewayProcess }> {
+  const space = (workspace = createTempWorkspace('postgres'));
+  const silent = (relay = await SilentRelay.start(new URL(space.databasePath)));
+  const db = new URL(space.databasePath);
+  db.port = String(silent.port);
+  sim = await createSimBackend({ fast: true, acceptAnyModel: true, seed });
+  const served = (gateway = await startGatewayProcess({
+    backendUrl: await sim.listen(),
+    db: db.toString(),
+    port: await freePort(),
+    args: ['--db-query-timeout-ms', String(QUERY_TIMEOUT_MS)],
+  }));
+  expect(await chat('before')).toEqual({ status: 200, code: null });
+  return { workspace: space, relay: silent, gateway: served };
+}
+
 describe.skipIf(!postgresAvailable())(`PostgreSQL gone silent${postgresAvailable() ? '' : ` (skipped: ${postgresUnavailable()})`}`, () => {
   it('holds the gateway at most the query timeout once: /healthz then answers at once, degraded, calls fail fast; healed, it records again by itself', async () => {
-    workspace = createTempWorkspace('postgres');
-    relay = await SilentRelay.start(new URL(workspace.databasePath));
-    const db = new URL(workspace.databasePath);
-    db.port = String(relay.port);
-    sim = await createSimBackend({ fast: true, acceptAnyModel: true, seed: 5 });
-    gateway = await startGatewayProcess({
-      backendUrl: await sim.listen(),
-      db: db.toString(),
-      port: await freePort(),
-      args: ['--db-query-timeout-ms', String(QUERY_TIMEOUT_MS)],
-    });
-    expect(await chat('before')).toEqual({ status: 200, code: null });
+    const { workspace, relay, gateway } = await startBehindRelay(5);
 
     relay.freeze();
     const frozenAt = performance.now();
@@ -139,18 +145,7 @@ describe.skipIf(!postgresAvailable())(`PostgreSQL gone silent${postgresAvailable
   }, 60_000);
 
   it('stops on SIGTERM while the database is silent, within seconds: no close waits for a goodbye the server never answers', async () => {
-    workspace = createTempWorkspace('postgres');
-    relay = await SilentRelay.start(new URL(workspace.databasePath));
-    const db = new URL(workspace.databasePath);
-    db.port = String(relay.port);
-    sim = await createSimBackend({ fast: true, acceptAnyModel: true, seed: 6 });
-    gateway = await startGatewayProcess({
-      backendUrl: await sim.listen(),
-      db: db.toString(),
-      port: await freePort(),
-      args: ['--db-query-timeout-ms', String(QUERY_TIMEOUT_MS)],
-    });
-    expect(await chat('before')).toEqual({ status: 200, code: null });
+    const { workspace, relay, gateway } = await startBehindRelay(6);
     relay.freeze();
     expect(await chat('during')).toEqual({ status: 503, code: 'TT_RECORDING_FAILED' });
 
@@ -160,7 +155,6 @@ describe.skipIf(!postgresAvailable())(`PostgreSQL gone silent${postgresAvailable
     // each connection's goodbye waits PG_END_GRACE_MS (1 s) for the server, then its socket is closed
     expect(exit).toEqual({ code: 0, signal: null });
     expect(performance.now() - stoppedAt).toBeLessThan(6_000);
-    gateway = undefined;
 
     relay.thaw();
     reader = openStore({ path: workspace.databasePath, readonly: true });
