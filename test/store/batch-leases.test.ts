@@ -2,7 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LeaseBatchInput, Store } from '../../store/index.js';
 import { addGroup } from '../gateway/batches/batch-fixtures.js';
 import { outputLines, runStoreProcesses } from './run-store-processes.js';
-import { createTempWorkspace, engineSuiteName, engineUnavailable, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
+import {
+  createTempWorkspace,
+  engineSuiteName,
+  engineUnavailable,
+  STORE_ENGINES,
+  type TempWorkspace,
+  workspaceForEachTest,
+} from './store-fixtures.js';
 
 /** A lease taken at `at` for `leaseMs` (1 to 10 groups unless told otherwise). */
 function leaseAt(store: Store, batchId: string, at: number, overrides: Partial<LeaseBatchInput> = {}) {
@@ -157,11 +164,7 @@ opened.close();
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: leasing from several processes at once`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('gateway processes leasing at once never lease one group twice, and together lease every group', async () => {
       const store = workspace.open();

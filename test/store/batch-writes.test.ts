@@ -1,13 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createTempWorkspace,
   engineSuiteName,
   engineUnavailable,
   sampleBeginInput,
   sampleFinishInput,
   STORE_ENGINES,
   storeErrorCode,
-  type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 // The recorder's group commit (gateway/recorder/batch-writer.ts): the ends of calls finishing together share one
@@ -15,11 +14,7 @@ import {
 // first error unless that error happened inside a savepoint, so this is where the engines could part.
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: writes batched in one transaction`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('a write that fails inside a batch is undone alone: the writes around it commit, and later ones in the batch still run', () => {
       const store = workspace.open();

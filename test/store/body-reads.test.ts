@@ -10,6 +10,7 @@ import {
   STORE_ENGINES,
   type StoreEngineName,
   type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 /**
@@ -56,11 +57,7 @@ function bodiesText(store: Store, callId: string): string {
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(engineSuiteName(engine), () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('bodies read back as written whichever calls are read first: prefixes remembered, a long history, texts past the cache', () => {
       const writer = workspace.open();

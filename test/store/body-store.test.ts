@@ -1,22 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createTempWorkspace,
   recordCall,
   sampleBeginInput,
   sampleFinishInput,
-  type TempWorkspace,
   STORE_ENGINES,
   engineSuiteName,
   engineUnavailable,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(engineSuiteName(engine), () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     function countRows(table: 'blobs' | 'blob_lists'): number {
       return workspace.inspect((database) => (database.prepare(`SELECT count(*) AS count FROM ${table}`).get() as { count: number }).count);

@@ -11,16 +11,13 @@ import {
   sampleFinishInput,
   STORE_ENGINES,
   type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 // issue 15: the replica that served each call and the backend's weight version are recorded on the call
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: the backend replica and weight version of a call`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('keep the replica named at begin when the finish names none, and no weight version when none came', () => {
       const store = workspace.open();

@@ -1,14 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CALL_COLUMNS, callRecordFromRaw, type CallRecord } from '../../store/call-record.js';
-import { createTempWorkspace, engineSuiteName, engineUnavailable, recordCall, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
+import { engineSuiteName, engineUnavailable, recordCall, STORE_ENGINES, workspaceForEachTest } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: raw call rows (the bulk session read)`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('map every column of CALL_COLUMNS, in order, to the same record the driver builds', () => {
       const store = workspace.open();

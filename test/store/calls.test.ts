@@ -1,24 +1,19 @@
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createTempWorkspace,
   recordCall,
   sampleBeginInput,
   sampleFinishInput,
   storeErrorCode as codeOf,
-  type TempWorkspace,
   STORE_ENGINES,
   engineSuiteName,
   engineUnavailable,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(engineSuiteName(engine), () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     describe('beginCall and seq', () => {
       it('beginCall creates the missing session and gives its first call seq 1 and a UUID', () => {

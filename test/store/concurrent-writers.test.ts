@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outputLines, runStoreProcesses } from './run-store-processes.js';
-import { createTempWorkspace, engineSuiteName, engineUnavailable, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
+import { engineSuiteName, engineUnavailable, STORE_ENGINES, workspaceForEachTest } from './store-fixtures.js';
 
 const WRITERS = 4;
 const CALLS_PER_WRITER = 15;
@@ -83,11 +83,7 @@ opened.close();
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: concurrent writers`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('gateway processes writing calls of one session at once give each call its own seq, 1..N without a gap, and its ids back bit-identical', async () => {
       workspace.open().close(); // SQLite: the file exists, migrated, before the writers race

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTempWorkspace, engineSuiteName, engineUnavailable, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { engineSuiteName, engineUnavailable, STORE_ENGINES, workspaceForEachTest } from './store-fixtures.js';
 import { transpileStore } from './transpile-store.js';
 
 /** Writes `count` finished calls, begins one more, then dies by SIGKILL without closing anything. */
@@ -33,11 +33,7 @@ process.kill(process.pid, 'SIGKILL');
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: durability`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('every call committed before a SIGKILL is there after reopening, and the store passes its integrity check', () => {
       transpileStore(workspace.dir);

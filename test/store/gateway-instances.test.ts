@@ -1,22 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GatewayInstanceRow } from '../../store/types.js';
-import {
-  createTempWorkspace,
-  sampleBeginInput,
-  sampleFinishInput,
-  type TempWorkspace,
-  STORE_ENGINES,
-  engineSuiteName,
-  engineUnavailable,
-} from './store-fixtures.js';
+import { sampleBeginInput, sampleFinishInput, STORE_ENGINES, engineSuiteName, engineUnavailable, workspaceForEachTest } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(engineSuiteName(engine), () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     const instance = (id: string): GatewayInstanceRow => ({
       id,

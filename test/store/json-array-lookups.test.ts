@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inJsonArray, type SqlDatabase } from '../../store/sql/sql-database.js';
-import { createTempWorkspace, engineSuiteName, engineUnavailable, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
+import { engineSuiteName, engineUnavailable, STORE_ENGINES, workspaceForEachTest } from './store-fixtures.js';
 
 /**
  * `inJsonArray`, the form of every "these sessions" read of the store (an export page's calls and rewards, its
@@ -41,11 +41,7 @@ function planOf(database: SqlDatabase, engine: 'sqlite' | 'postgres', sql: strin
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(engineSuiteName(engine), () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('a JSON array of keys finds its rows through the index, each row once, keys absent or repeated changing nothing', () => {
       const { rows, plan } = workspace.inspect((database) => {

@@ -1,13 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createTempWorkspace,
   engineSuiteName,
   engineUnavailable,
   recordCall,
   sampleBeginInput,
   STORE_ENGINES,
   storeErrorCode,
-  type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 // PostgreSQL's TEXT cannot hold U+0000 (nor can its jsonb read a \u0000 escape); SQLite's can. The store keeps what
@@ -15,11 +14,7 @@ import {
 // their exact bytes.
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: U+0000 in what is stored`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it("a call's column texts keep U+FFFD for it; its JSON columns and bodies keep it as sent", () => {
       const store = workspace.open();

@@ -1,21 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createTempWorkspace,
-  engineSuiteName,
-  engineUnavailable,
-  recordCall,
-  sampleBeginInput,
-  STORE_ENGINES,
-  type TempWorkspace,
-} from './store-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { engineSuiteName, engineUnavailable, recordCall, sampleBeginInput, STORE_ENGINES, workspaceForEachTest } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: the viewer's counts`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('counts calls per status and groups, and lists each group with its sessions, rewards and newest call', () => {
       const store = workspace.open();

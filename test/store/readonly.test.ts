@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createTempWorkspace,
   engineSuiteName,
@@ -9,16 +9,12 @@ import {
   schemaVersionOf,
   STORE_ENGINES,
   storeErrorCode as codeOf,
-  type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: readonly open`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('a database that holds no store (an empty file, an empty PostgreSQL database) fails with STORE_NOT_INITIALIZED and is left so', () => {
       const empty = createTempWorkspace(engine, { schema: 'empty' });

@@ -12,17 +12,14 @@ import {
   STORE_ENGINES,
   storeErrorCode,
   type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 const hash = (key: string): Buffer => createHash('sha256').update(key).digest();
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(engineSuiteName(engine), () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     describe('rollout sessions', () => {
       it('a created rollout keeps its fields, finds its session by key hash, and stores no key', () => {

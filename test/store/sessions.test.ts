@@ -9,15 +9,12 @@ import {
   sampleBeginInput,
   STORE_ENGINES,
   type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: sessions and stats`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('listSessions gives per-session aggregates, most recently active first, with limit and offset', () => {
       const store = workspace.open();

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,39 @@ export function createTempWorkspace(engine: StoreEngineName = 'sqlite', options:
       rmSync(dir, { recursive: true, force: true });
       if (engine === 'postgres') dropTestDatabase(databasePath);
     },
+  };
+}
+
+/**
+ * A workspace of `engine` made afresh before each test of the calling suite and cleaned up after it (the suite's
+ * beforeEach and afterEach), as one object: its fields and methods always reach the current test's.
+ *
+ * @example describe('...', () => { const workspace = workspaceForEachTest(engine); it('...', () => workspace.open()); });
+ */
+export function workspaceForEachTest(engine: StoreEngineName, options: TempWorkspaceOptions = {}): TempWorkspace {
+  let current: TempWorkspace | undefined;
+  beforeEach(() => {
+    current = createTempWorkspace(engine, options);
+  });
+  afterEach(() => {
+    current?.cleanup();
+    current = undefined;
+  });
+  const now = (): TempWorkspace => {
+    if (current === undefined) throw new Error('a workspaceForEachTest workspace exists only while a test runs');
+    return current;
+  };
+  return {
+    engine,
+    get dir() {
+      return now().dir;
+    },
+    get databasePath() {
+      return now().databasePath;
+    },
+    open: (openOptions) => now().open(openOptions),
+    inspect: (look) => now().inspect(look),
+    cleanup: () => now().cleanup(),
   };
 }
 

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTempWorkspace, engineSuiteName, engineUnavailable, recordCall, STORE_ENGINES, type TempWorkspace } from './store-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { engineSuiteName, engineUnavailable, recordCall, STORE_ENGINES, workspaceForEachTest } from './store-fixtures.js';
 
 /** Ids whose order differs between bytes (SQLite's BINARY) and a language's collation (en-US: a, b, B, é; _ first). */
 const IDS = ['b', 'é', '_x', 'B', 'a', 'a-2', 'a1'];
@@ -10,11 +10,7 @@ const BYTE_ORDER = [...IDS].sort((left, right) => Buffer.compare(Buffer.from(lef
 // unless its columns say otherwise (the test databases use ICU's en-US where the server has it, as many do).
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: ids order by their bytes`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     it('sessions active at the same moment, a batch’s groups and leases taken together list in byte order; a group’s sessions in creation order', () => {
       const store = workspace.open();

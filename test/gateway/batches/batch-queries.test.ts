@@ -1,15 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isStoreError } from '../../../store/index.js';
-import { createTempWorkspace, engineSuiteName, engineUnavailable, STORE_ENGINES, type TempWorkspace } from '../../store/store-fixtures.js';
+import { engineSuiteName, engineUnavailable, STORE_ENGINES, workspaceForEachTest } from '../../store/store-fixtures.js';
 import { addGroup } from './batch-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(engineSuiteName(engine), () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      workspace = createTempWorkspace(engine);
-    });
-    afterEach(() => workspace.cleanup());
+    const workspace = workspaceForEachTest(engine);
 
     describe('servable groups and acks in the store', () => {
       it('lists complete groups only, oldest completion first, up to the limit', () => {
