@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, RouteHandlerMethod } from 'fastify';
 import { TokentapError } from '../core/errors/tokentap-error.js';
+import { settleWithin } from '../core/async/settle-within.js';
 
 /** How long handlers may take to record their end once every connection is closed (they need milliseconds). */
 const SETTLE_GRACE_MS = 10_000;
@@ -85,13 +86,7 @@ export function installGracefulDrain(app: FastifyInstance, options: GracefulDrai
     },
     async settled() {
       if (running.size === 0) return 0;
-      let giveUp: NodeJS.Timeout | undefined;
-      const gaveUp = new Promise<'gave up'>((resolve) => {
-        giveUp = setTimeout(() => resolve('gave up'), SETTLE_GRACE_MS);
-      });
-      const outcome = await Promise.race([Promise.all([...running]), gaveUp]);
-      clearTimeout(giveUp);
-      if (outcome !== 'gave up') return 0;
+      if ((await settleWithin(Promise.all([...running]), SETTLE_GRACE_MS)) !== null) return 0;
       options.logger.error({ inFlight: running.size }, 'calls still running after their connections were cut: left in progress');
       return running.size;
     },

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { settleWithin } from '../../core/async/settle-within.js';
 
 /** How long a closing client waits for the server to see its goodbye before its socket is closed under it. */
 export const PG_END_GRACE_MS = 1_000;
@@ -11,17 +12,6 @@ export const PG_END_GRACE_MS = 1_000;
  * @example await endPgClient(client); // settled within PG_END_GRACE_MS, whatever the server does
  */
 export async function endPgClient(client: pg.Client, graceMs = PG_END_GRACE_MS): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), graceMs);
-  });
-  const ended = client.end().then(
-    () => 'ended' as const,
-    () => 'ended' as const,
-  );
-  try {
-    if ((await Promise.race([ended, late])) === 'late') client.connection.stream.destroy();
-  } finally {
-    clearTimeout(timer);
-  }
+  const ended = client.end().catch(() => undefined);
+  if ((await settleWithin(ended, graceMs)) === null) client.connection.stream.destroy();
 }

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
+import { settleWithin } from '../../core/async/settle-within.js';
 import { endPgClient } from './end-pg-client.js';
 import {
   PG_BRIDGE_PROTOCOL,
@@ -51,16 +52,9 @@ async function connected(): Promise<pg.Client> {
   client = null;
   const current = (attempt ??= open());
   if (!everConnected) return current.opened;
-  const left = current.startedAt + PG_RECONNECT_WAIT_MS - performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StillConnecting(performance.now() - current.startedAt)), Math.max(0, left));
-  });
-  try {
-    return await Promise.race([current.opened, waited]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const waited = await settleWithin(current.opened, current.startedAt + PG_RECONNECT_WAIT_MS - performance.now());
+  if (waited === null) throw new StillConnecting(performance.now() - current.startedAt);
+  return waited.value;
 }
 
 function open(): { opened: Promise<pg.Client>; startedAt: number } {
