@@ -27,8 +27,7 @@ export function applyPgMigrations(database: PgDatabase, migrations: readonly Mig
 
 /** Checks, changing nothing, that the database holds exactly the latest schema (a read-only open). */
 export function assertPgSchemaCurrent(database: PgDatabase, migrations: readonly Migration[] = PG_MIGRATIONS): void {
-  const hasTable = database.prepare<[], { present: boolean }>(`SELECT to_regclass('tokentap_schema') IS NOT NULL AS present`).get();
-  const current = hasTable?.present === true ? readPgSchemaVersion(database) : 0;
+  const current = installedPgSchemaVersion(database);
   const latest = latestVersion(migrations);
   if (current === 0) {
     throw new TokentapError('STORE_NOT_INITIALIZED', { message: 'the PostgreSQL database holds no tokentap store; open it read-write once' });
@@ -39,6 +38,17 @@ export function assertPgSchemaCurrent(database: PgDatabase, migrations: readonly
       message: `the database has schema version ${current}, this tokentap needs ${latest}; open it read-write once to migrate`,
     });
   }
+}
+
+/** Whether the database holds the latest schema already (changing nothing): a writable open then has nothing to migrate. */
+export function pgSchemaIsCurrent(database: PgDatabase, migrations: readonly Migration[] = PG_MIGRATIONS): boolean {
+  return installedPgSchemaVersion(database) === latestVersion(migrations);
+}
+
+/** The schema version the database records; 0 when it holds no tokentap_schema table. */
+function installedPgSchemaVersion(database: PgDatabase): number {
+  const hasTable = database.prepare<[], { present: boolean }>(`SELECT to_regclass('tokentap_schema') IS NOT NULL AS present`).get();
+  return hasTable?.present === true ? readPgSchemaVersion(database) : 0;
 }
 
 export function readPgSchemaVersion(database: PgDatabase): number {

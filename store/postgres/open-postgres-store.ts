@@ -1,7 +1,7 @@
 import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { createStore } from '../create-store.js';
 import type { OpenStoreOptions, Store } from '../types.js';
-import { applyPgMigrations, assertPgSchemaCurrent } from './apply-pg-migrations.js';
+import { applyPgMigrations, assertPgSchemaCurrent, pgSchemaIsCurrent } from './apply-pg-migrations.js';
 import { DEFAULT_PG_QUERY_TIMEOUT_MS, PgDatabase, PgError } from './pg-database.js';
 import { watchPostgresSessionEnds } from './session-end-watch.js';
 
@@ -37,25 +37,21 @@ export function openPostgresStore(options: OpenStoreOptions): Store {
   }
   const readonly = options.readonly === true;
   // a short statement timeout (the gateway's) is no bound for migrating, nor for waiting on another gateway's migration
-  // (the advisory lock): those run on a connection of their own with the default timeout
-  const migrateApart = !readonly && options.queryTimeoutMs !== undefined && options.queryTimeoutMs < DEFAULT_PG_QUERY_TIMEOUT_MS;
+  // (the advisory lock): when there is something to migrate, that runs on a connection of its own with the default timeout
+  const shortTimeout = options.queryTimeoutMs !== undefined && options.queryTimeoutMs < DEFAULT_PG_QUERY_TIMEOUT_MS;
   let database: PgDatabase | undefined;
   try {
-    if (migrateApart) {
-      const migrator = new PgDatabase({ connectionString: options.path });
-      try {
-        applyPgMigrations(migrator);
-      } finally {
-        migrator.close();
-      }
-    }
     database = new PgDatabase({
       connectionString: options.path,
       readonly,
       ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
     });
-    if (readonly || migrateApart) assertPgSchemaCurrent(database);
-    else applyPgMigrations(database);
+    if (readonly) assertPgSchemaCurrent(database);
+    else if (!shortTimeout) applyPgMigrations(database);
+    else {
+      if (!pgSchemaIsCurrent(database)) migrateOnConnectionOfItsOwn(options.path);
+      assertPgSchemaCurrent(database);
+    }
   } catch (error) {
     database?.close();
     if (error instanceof PgError) {
@@ -85,4 +81,13 @@ export function openPostgresStore(options: OpenStoreOptions): Store {
     watchSessionEnds: (listener) => watchPostgresSessionEnds(options.path, listener),
     close: () => opened.close(),
   });
+}
+
+function migrateOnConnectionOfItsOwn(connectionString: string): void {
+  const migrator = new PgDatabase({ connectionString });
+  try {
+    applyPgMigrations(migrator);
+  } finally {
+    migrator.close();
+  }
 }
