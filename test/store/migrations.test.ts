@@ -40,6 +40,25 @@ function recordSchemaVersion(workspace: TempWorkspace, version: number): void {
   });
 }
 
+/**
+ * Runs `script` in a process of its own, `driverPackage` imported as `driver` and the database at `process.argv[1]`;
+ * resolves once it prints its first line (it holds its lock then), with the promise of its exit code.
+ */
+async function startLockHolder(
+  driverPackage: 'pg' | 'better-sqlite3',
+  script: string,
+  databasePath: string,
+): Promise<{ exited: Promise<number | null> }> {
+  const driverUrl = pathToFileURL(createRequire(import.meta.url).resolve(driverPackage)).href;
+  const holder = spawn(process.execPath, ['--input-type=module', '-e', `import driver from ${JSON.stringify(driverUrl)};\n${script}`, databasePath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => holder.on('close', resolve));
+  await new Promise((resolve) => holder.stdout.once('data', resolve));
+  // wrapped: an async function's promise would take on the exit's and resolve only once the holder is gone
+  return { exited };
+}
+
 function countTables(workspace: TempWorkspace): number {
   const source =
     workspace.engine === 'sqlite'
@@ -127,13 +146,9 @@ describe.skipIf(engineUnavailable('postgres'))(`${engineSuiteName('postgres')}: 
 
   it("waits for another gateway's migration past its own short statement timeout, then migrates (on a connection of its own)", async () => {
     // another gateway migrating: it holds the migration lock for a second, five times the opener's statement timeout
-    const holder = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import pg from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('pg')).href)};
-const client = new pg.Client({ connectionString: process.argv[1] });
+    const { exited } = await startLockHolder(
+      'pg',
+      `const client = new driver.Client({ connectionString: process.argv[1] });
 await client.connect();
 await client.query('BEGIN');
 await client.query('SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK})');
@@ -141,12 +156,8 @@ console.log('locked');
 await new Promise((resolve) => setTimeout(resolve, 1000));
 await client.query('COMMIT');
 await client.end();`,
-        workspace.databasePath,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      workspace.databasePath,
     );
-    const exited = new Promise((resolve) => holder.on('close', resolve));
-    await new Promise((resolve) => holder.stdout.once('data', resolve));
     const startedAt = performance.now();
     const store = openStore({ path: workspace.databasePath, queryTimeoutMs: 200 }); // synchronous: waits for the lock
     expect(performance.now() - startedAt).toBeGreaterThan(500);
@@ -189,24 +200,16 @@ describe('sqlite: migrations and connection settings', () => {
 
   it('opening a file while another process holds its write lock waits for the lock instead of failing at the switch to WAL', async () => {
     // the switch to WAL upgrades a shared lock, where SQLite answers SQLITE_BUSY at once without its busy handler
-    const holder = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import Database from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href)};
-const database = new Database(process.argv[1]);
+    const { exited } = await startLockHolder(
+      'better-sqlite3',
+      `const database = new driver(process.argv[1]);
 database.exec('CREATE TABLE held (x INTEGER)');
 database.exec('BEGIN IMMEDIATE');
 database.exec('INSERT INTO held VALUES (1)');
 console.log('locked');
 setTimeout(() => { database.exec('COMMIT'); database.close(); }, 300);`,
-        workspace.databasePath,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      workspace.databasePath,
     );
-    const exited = new Promise((resolve) => holder.on('close', resolve));
-    await new Promise((resolve) => holder.stdout.once('data', resolve));
     const store = workspace.open(); // synchronous: returns once the holder has committed and let go
     recordCall(store);
     store.close();
