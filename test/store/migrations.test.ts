@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_BUSY_TIMEOUT_MS, LATEST_SCHEMA_VERSION, isStoreError, openStore } from '../../store/index.js';
 import { configureConnection } from '../../store/configure-connection.js';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
@@ -14,13 +14,13 @@ import type { PgDatabase } from '../../store/postgres/pg-database.js';
 import type { SqlDatabase } from '../../store/sql/sql-database.js';
 import { outputLines, runStoreProcesses } from './run-store-processes.js';
 import {
-  createTempWorkspace,
   engineSuiteName,
   engineUnavailable,
   recordCall,
   schemaVersionOf,
   STORE_ENGINES,
   type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 /** Runs the engine's own migration steps, plus `extra`, on a bare connection (what openStore does on a writable open). */
@@ -69,12 +69,8 @@ function countTables(workspace: TempWorkspace): number {
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: migrations`, () => {
-    let workspace: TempWorkspace;
-    beforeEach(() => {
-      // a database without the store's schema: these tests are of the migration itself
-      workspace = createTempWorkspace(engine, { schema: 'empty' });
-    });
-    afterEach(() => workspace.cleanup());
+    // a database without the store's schema: these tests are of the migration itself
+    const workspace = workspaceForEachTest(engine, { schema: 'empty' });
 
     it('a new database is migrated to the latest schema version, the same number on both engines', () => {
       workspace.open().close();
@@ -138,11 +134,7 @@ console.log(JSON.stringify({ callId, seq }));`,
 }
 
 describe.skipIf(engineUnavailable('postgres'))(`${engineSuiteName('postgres')}: migrating under a gateway's statement timeout`, () => {
-  let workspace: TempWorkspace;
-  beforeEach(() => {
-    workspace = createTempWorkspace('postgres', { schema: 'empty' });
-  });
-  afterEach(() => workspace.cleanup());
+  const workspace = workspaceForEachTest('postgres', { schema: 'empty' });
 
   it("waits for another gateway's migration past its own short statement timeout, then migrates (on a connection of its own)", async () => {
     // another gateway migrating: it holds the migration lock for a second, five times the opener's statement timeout
@@ -171,11 +163,7 @@ await client.end();`,
 // SQLite only: the journal mode, the pragmas of a connection and sqlite_master are SQLite's own (PostgreSQL's
 // schema declares its foreign keys, which the server always enforces)
 describe('sqlite: migrations and connection settings', () => {
-  let workspace: TempWorkspace;
-  beforeEach(() => {
-    workspace = createTempWorkspace('sqlite');
-  });
-  afterEach(() => workspace.cleanup());
+  const workspace = workspaceForEachTest('sqlite');
 
   /** Opens the file with the bare driver to look at what the store left on disk. */
   function inspect<T>(look: (database: Database.Database) => T): T {
