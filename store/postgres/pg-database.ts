@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
+import { compiledWorkerUrl } from '../../core/worker/compiled-worker-url.js';
 import type { SqlDatabase, SqlStatement, SqlTransaction } from '../sql/sql-database.js';
 import { PG_BRIDGE_PROTOCOL, type FromPgHost, type PgHostData, type PgOutcome, type PgStep, type ToPgHost } from './pg-bridge-protocol.js';
 import { PgStatement } from './pg-statement.js';
@@ -332,16 +331,11 @@ function answerReads(queued: ReadonlyArray<{ answered?: (answer: PgAnswer) => vo
   });
 }
 
-/** The compiled worker: next to this module when built; under dist/ when run from sources (vitest), as record-worker-url.ts. */
+/** The compiled worker (core/worker/compiled-worker-url.ts); a missing one is a store that cannot open. */
 function pgHostWorkerUrl(): URL {
-  const moduleUrl = import.meta.url;
-  const compiled = moduleUrl.endsWith('.ts')
-    ? new URL('../../dist/store/postgres/pg-host-worker.js', moduleUrl)
-    : new URL('./pg-host-worker.js', moduleUrl);
-  if (!existsSync(fileURLToPath(compiled))) {
-    throw new TokentapError('STORE_OPEN_FAILED', {
-      message: `the PostgreSQL worker ${fileURLToPath(compiled)} is missing: build first (npm run build)`,
-    });
+  const compiled = compiledWorkerUrl(import.meta.url, 'store/postgres', 'pg-host-worker');
+  if (compiled === null) {
+    throw new TokentapError('STORE_OPEN_FAILED', { message: 'the PostgreSQL worker pg-host-worker.js is missing: build first (npm run build)' });
   }
   return compiled;
 }
