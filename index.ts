@@ -154,8 +154,10 @@ export {
 export {
   createViewerApp,
   registerViewer,
+  type ViewerAnswer,
   type ViewerAppOptions,
   type ViewerChangeSource,
   type ViewerOptions,
+  type ViewerRemote,
   type ViewerTokenizer,
 } from './ui/server/index.js';

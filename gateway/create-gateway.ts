@@ -43,6 +43,7 @@ import { requestTimeoutOptions } from './security/request-timeout-options.js';
 import { installGracefulDrain } from './graceful-drain.js';
 import { startGatewayInstance } from './gateway-instance.js';
 import { registerViewer } from '../ui/server/register-viewer.js';
+import { ViewerThread, viewerWorkerUrl } from '../ui/server/viewer-thread.js';
 import type { ViewerTokenizer } from '../ui/server/viewer-options.js';
 import { authorizeViewer } from './admin/authorize-viewer.js';
 import type { GatewayEventName } from './rollouts/rollout-api.js';
@@ -189,7 +190,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       store,
     });
   }
-  registerRoutes(app, context, store);
+  registerRoutes(app, context, store, givenStore !== undefined);
   // a --model-dir that cannot render is refused at start, not at every call (TT_MODEL_DIR_INVALID); app.inject() too
   app.addHook('onReady', async () => context.tokenFaithful?.ready());
   // before the server waits for open requests: calls held by a pause are answered now, not after a resume
@@ -257,7 +258,7 @@ const ERROR_SCOPES_BY_PATH: readonly PathErrorScope[] = [
 /** Pending connections the kernel may queue before accept (Node's default is 511). */
 const LISTEN_BACKLOG = 4096;
 
-function registerRoutes(app: FastifyInstance, context: GatewayContext, store: Store): void {
+function registerRoutes(app: FastifyInstance, context: GatewayContext, store: Store, storeGiven: boolean): void {
   // every front door speaks JSON: a text/plain body is a client mistake (415), not a string to validate
   app.removeContentTypeParser('text/plain');
   // invalid UTF-8, nesting past maxJsonDepth and prototype keys are refused before any route reads the body
@@ -284,7 +285,7 @@ function registerRoutes(app: FastifyInstance, context: GatewayContext, store: St
   }
   registerAnthropicFrontDoor(app, context);
   registerAdminApi(app, context);
-  if (context.config.ui) registerGatewayViewer(app, context, store);
+  if (context.config.ui) registerGatewayViewer(app, context, store, storeGiven);
 }
 
 /** The gateway's events that change what the viewer shows. */
@@ -292,12 +293,16 @@ const VIEWER_EVENTS: readonly GatewayEventName[] = ['call-end', 'session-end', '
 
 /**
  * `serve --ui`: the trajectory viewer at /ui over this gateway's store (docs/viewer.md), live on the gateway's own
- * events, its API behind authorizeViewer; token texts from `modelDir`'s tokenizer when there is one.
+ * events, its API behind authorizeViewer; token texts from `modelDir`'s tokenizer when there is one. Its API is
+ * answered on the viewer's thread (`uiInWorker`) when the gateway opened its database itself.
  */
-function registerGatewayViewer(app: FastifyInstance, context: GatewayContext, store: Store): void {
+function registerGatewayViewer(app: FastifyInstance, context: GatewayContext, store: Store, storeGiven: boolean): void {
+  const { config } = context;
+  const thread = viewerThreadFor(config, storeGiven, app.log);
+  if (thread !== null) app.addHook('onClose', async () => thread.close());
   registerViewer(app, {
     store,
-    storeLocation: context.config.db,
+    storeLocation: config.db,
     live: true,
     authorize: (request) => authorizeViewer(request, context),
     changes: (listener) => {
@@ -306,8 +311,19 @@ function registerGatewayViewer(app: FastifyInstance, context: GatewayContext, st
         for (const off of offs) off();
       };
     },
-    ...(context.config.modelDir === undefined ? {} : { tokenizer: loadViewerTokenizer(context.config.modelDir, app.log) }),
+    ...(thread !== null ? { remote: thread } : config.modelDir === undefined ? {} : { tokenizer: loadViewerTokenizer(config.modelDir, app.log) }),
   });
+}
+
+/** The viewer's thread, or null where its API stays on this thread (`uiInWorker` off, a store passed in or in memory, sources never built). */
+function viewerThreadFor(config: GatewayConfig, storeGiven: boolean, log: FastifyBaseLogger): ViewerThread | null {
+  if (!config.uiInWorker || storeGiven || config.db === ':memory:' || config.db === '') return null;
+  const workerUrl = viewerWorkerUrl();
+  if (workerUrl === null) {
+    log.warn("the viewer's API runs on the gateway thread: no compiled viewer thread (run npm run build)");
+    return null;
+  }
+  return new ViewerThread({ db: config.db, modelDir: config.modelDir, log, workerUrl });
 }
 
 /** The model folder's tokenizer for the viewer's token texts; a folder without one only costs the texts. */

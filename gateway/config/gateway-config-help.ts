@@ -106,6 +106,10 @@ export const GATEWAY_CONFIG_HELP: { readonly [Key in keyof GatewayConfigInput]-?
     value: '[true|false]',
     description: 'serve the trajectory viewer at /ui (read-only; its API takes the admin token, and needs one off loopback)',
   },
+  uiInWorker: {
+    value: '[true|false]',
+    description: "answer the viewer's API on a thread of its own, off the event loop (the flag alone: true)",
+  },
   rateLimit: {
     value: 'RATE[,BURST]',
     description: 'requests per second per session key, admin token or client address (over it: 429 + Retry-After)',

@@ -131,6 +131,11 @@ const gatewaySettings = z.strictObject({
    * its API asks for the admin token whenever one is set, and is refused off loopback without one
    */
   ui: booleanSetting().default(false),
+  /**
+   * answer the viewer's API (`ui`) on a thread of its own with a read-only connection of its own, so a heavy page
+   * never holds the gateway's event loop. Applies when the gateway opens `db` itself (not ':memory:')
+   */
+  uiInWorker: booleanSetting().default(true),
   /** requests per second per session key, admin token or client address: `{ requestsPerSecond, burst }` or "5,20"; off when absent */
   rateLimit: rateLimitSetting().optional(),
   /** ms without a call after which an open rollout session ends as `aborted` (0: never) */

@@ -26,7 +26,7 @@ const SUMMARY_COST_FACTOR = 10;
  * @example const events = new ChangeEvents(() => readViewerSummary(store, context), { pollMs: 1000 }); events.open(request, reply);
  */
 export class ChangeEvents {
-  readonly #readSummary: () => ViewerSummary;
+  readonly #readSummary: () => ViewerSummary | Promise<ViewerSummary>;
   readonly #readMark: (() => string) | undefined;
   #lastMark = '';
   /** when the last change went out, and how long its summary took to read */
@@ -40,9 +40,12 @@ export class ChangeEvents {
   #stopSource: (() => void) | null = null;
   #last = '';
   #pending: NodeJS.Timeout | null = null;
+  /** a summary being read (on the viewer's thread, `serve --ui`): a change due meanwhile waits for it */
+  #reading = false;
+  #dueWhileReading = false;
 
   constructor(
-    readSummary: () => ViewerSummary,
+    readSummary: () => ViewerSummary | Promise<ViewerSummary>,
     options: {
       changes?: ViewerChangeSource | undefined;
       readMark?: (() => string) | undefined;
@@ -90,7 +93,9 @@ export class ChangeEvents {
   }
 
   #start(): void {
-    this.#last = this.#summaryText() ?? '';
+    void this.#summaryText().then((text) => {
+      this.#last = text ?? '';
+    });
     if (this.#changes !== undefined) {
       this.#stopSource = this.#changes(() => this.#schedule());
       return;
@@ -110,7 +115,7 @@ export class ChangeEvents {
 
   #poll(): void {
     if (this.#readMark === undefined) {
-      if (this.#pending === null && this.#dueIn() === 0) this.#emit(false);
+      if (this.#pending === null && this.#dueIn() === 0) void this.#emit(false);
       return;
     }
     const mark = this.#markText();
@@ -124,7 +129,7 @@ export class ChangeEvents {
     this.#pending = setTimeout(
       () => {
         this.#pending = null;
-        this.#emit(true);
+        void this.#emit(true);
       },
       Math.max(COALESCE_MS, this.#dueIn()),
     );
@@ -146,12 +151,23 @@ export class ChangeEvents {
   }
 
   /** a `change` with the summary: on the gateway's word (`always`), or when the polled summary differs */
-  #emit(always: boolean): void {
+  async #emit(always: boolean): Promise<void> {
     if (this.#streams.size === 0) return;
+    if (this.#reading) {
+      // one read at a time; the change it may have missed goes out after it
+      this.#dueWhileReading ||= always;
+      return;
+    }
+    this.#reading = true;
     const started = performance.now();
-    const summary = this.#summaryText();
+    const summary = await this.#summaryText();
+    this.#reading = false;
     this.#summaryMs = performance.now() - started;
     this.#lastEmitAt = performance.now();
+    if (this.#dueWhileReading) {
+      this.#dueWhileReading = false;
+      if (this.#stopSource !== null) this.#schedule();
+    }
     if (summary === null || (!always && summary === this.#last)) return;
     this.#last = summary;
     const text = encodeSseEvent({ event: 'change', data: summary });
@@ -159,9 +175,9 @@ export class ChangeEvents {
   }
 
   /** null when the store cannot be read now (it is closing, PostgreSQL is away): the next tick tries again */
-  #summaryText(): string | null {
+  async #summaryText(): Promise<string | null> {
     try {
-      return JSON.stringify(this.#readSummary());
+      return JSON.stringify(await this.#readSummary());
     } catch (error) {
       this.#log.warn({ err: error }, 'viewer events: the store could not be read');
       return null;

@@ -2,4 +2,5 @@
 export { registerViewer } from './register-viewer.js';
 export { createViewerApp, type ViewerAppOptions } from './create-viewer-app.js';
 export { DEFAULT_PAGES_DIR } from './serve-pages.js';
-export type { ViewerChangeSource, ViewerOptions, ViewerTokenizer } from './viewer-options.js';
+export type { ViewerChangeSource, ViewerOptions, ViewerRemote, ViewerTokenizer } from './viewer-options.js';
+export type { ViewerAnswer } from './viewer-worker-protocol.js';

@@ -6,7 +6,7 @@ import { DEFAULT_PAGES_DIR, registerPages } from './serve-pages.js';
 import { SessionDriftCache } from './session-drift.js';
 import { TokenTexts } from './token-texts.js';
 import { setViewerErrorHandler } from './viewer-error-handler.js';
-import type { ViewerOptions } from './viewer-options.js';
+import type { ViewerOptions, ViewerRemote } from './viewer-options.js';
 import { registerViewerRoutes } from './viewer-routes.js';
 import { readViewerSummary } from './viewer-summary.js';
 
@@ -35,9 +35,10 @@ export function registerViewer(app: FastifyInstance, options: ViewerOptions): vo
   app.addHook('preClose', async () => events?.close());
   void app.register(async (viewer) => {
     const tokenizer = await options.tokenizer;
+    const remote = options.remote ?? null;
     const readSummary = (): ViewerSummary =>
       readViewerSummary(store, { storeLocation: options.storeLocation, tokenText: tokenizer !== undefined, live });
-    events = new ChangeEvents(readSummary, {
+    events = new ChangeEvents(remote === null ? readSummary : () => remoteSummary(remote), {
       changes: options.changes,
       readMark: () => JSON.stringify(store.readChangeMark()),
       pollMs: options.pollMs,
@@ -49,6 +50,7 @@ export function registerViewer(app: FastifyInstance, options: ViewerOptions): vo
       driftCache: new SessionDriftCache(store, tokenizer),
       texts: tokenizer === undefined ? null : new TokenTexts(tokenizer),
       readSummary,
+      remote,
       authorize: options.authorize ?? (() => undefined),
       events,
     };
@@ -70,6 +72,13 @@ export function registerViewer(app: FastifyInstance, options: ViewerOptions): vo
     viewer.get(`${VIEWER_API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => viewerDocument(viewer.swagger() as OpenApiDocument));
     registerPages(viewer, { pagesDir: options.pagesDir ?? DEFAULT_PAGES_DIR, redirectRoot: options.redirectRoot === true });
   });
+}
+
+/** The summary as the viewer's thread reads it; a refusal (the store away: 503) is the error the events log. */
+async function remoteSummary(remote: ViewerRemote): Promise<ViewerSummary> {
+  const answer = await remote.answer('GET', `${VIEWER_API_PREFIX}/summary`);
+  if (answer.statusCode !== 200) throw new Error(`the viewer's thread answered the summary with ${answer.statusCode}: ${answer.body}`);
+  return JSON.parse(answer.body) as ViewerSummary;
 }
 
 interface OpenApiDocument {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { DriftTokenizer } from '../../reconstruct/reconstruct-options.js';
 import type { Store } from '../../store/index.js';
+import type { ViewerAnswer } from './viewer-worker-protocol.js';
 
 /**
  * What the viewer decodes token ids with: a model-format HfTokenizer fits. `tokenBytes` (when there) gives each
@@ -12,6 +13,14 @@ export interface ViewerTokenizer extends DriftTokenizer {
 
 /** Tells the viewer that calls or sessions changed; returns how to stop listening. */
 export type ViewerChangeSource = (listener: () => void) => () => void;
+
+/**
+ * Answers the viewer API's requests somewhere else (`serve --ui`: the viewer's thread, viewer-thread.ts): given the
+ * request's method and its URL under VIEWER_API_PREFIX (path and query), the response to send.
+ */
+export interface ViewerRemote {
+  answer(method: 'GET' | 'HEAD', url: string): Promise<ViewerAnswer>;
+}
 
 /**
  * registerViewer's options (docs/viewer.md).
@@ -30,6 +39,11 @@ export interface ViewerOptions {
    * TokentapError (TT_UNAUTHORIZED, TT_FORBIDDEN) to refuse it.
    */
   authorize?: (request: FastifyRequest) => void;
+  /**
+   * where the API's requests are answered instead of on this thread (each is still authorized here, and the event
+   * stream stays here: its summaries come from there too); `store` is then read only for the change mark
+   */
+  remote?: ViewerRemote;
   /** true on a live gateway (`serve --ui`): the pages say so */
   live?: boolean;
   /** the gateway's own events; without it the store's counts are polled every `pollMs` while a page listens */

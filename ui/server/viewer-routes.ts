@@ -9,12 +9,15 @@ import { findCall, readSampleTokens, readSessionDetail, type SessionReading } fr
 import { listSessionItems } from './session-list.js';
 import { readStats } from './stats-view.js';
 import type { ViewerSummary } from '../viewer-api.js';
+import type { ViewerRemote } from './viewer-options.js';
 import { callParams, groupParams, noQuery, parseInput, sampleParams, sessionListQuery, sessionParams } from './viewer-queries.js';
 import { VIEWER_RESPONSES, viewerRouteSchema } from './viewer-route-schema.js';
 
 /** What the routes read, and how a request is let in. */
 export interface ViewerRouteContext extends SessionReading {
   readSummary: () => ViewerSummary;
+  /** where requests are answered instead (the viewer's thread); null: here */
+  remote: ViewerRemote | null;
   events: ChangeEvents;
   authorize: (request: FastifyRequest) => void;
 }
@@ -33,9 +36,15 @@ const statsQuery = z
  */
 export function registerViewerRoutes(scope: FastifyInstance, context: ViewerRouteContext): void {
   const { store } = context;
+  const eventsUrl = `${scope.prefix}/events`;
   scope.addHook('onRequest', async (request, reply) => {
     context.authorize(request);
     void reply.header('cache-control', 'no-store');
+    // the event stream stays on this thread: it listens to the gateway's own events
+    if (context.remote === null || request.routeOptions.url === eventsUrl) return;
+    const answer = await context.remote.answer(request.method === 'HEAD' ? 'HEAD' : 'GET', request.url);
+    if (answer.contentType !== null) void reply.header('content-type', answer.contentType);
+    return reply.code(answer.statusCode).send(answer.body);
   });
   scope.get(
     '/summary',
