@@ -2,6 +2,7 @@
  * Starts one component of a benchmark in its own process and prints `{"url": ...}` on stdout:
  *   sim                      the simulator in fast mode
  *   gateway BACKEND DB [thread]  tokentap, recording into DB (on a worker thread; `thread`: on its event loop)
+ *   gateway BACKEND DB ui|ui-on-loop  the same with the viewer (`serve --ui`): its API on its thread, or on the event loop
  *   pipe BACKEND             a plain Node pipe proxy (the floor: what any proxy costs)
  */
 import { createServer, request as httpRequest } from 'node:http';
@@ -35,11 +36,12 @@ async function main(): Promise<void> {
     const sim = await createSimBackend({ fast: true, acceptAnyModel: true, maxModelLen: 10_000_000 });
     url = await sim.listen({ port: 0 });
   } else if (mode === 'gateway' && backend !== undefined && db !== undefined) {
-    url = await createGateway({ backendUrl: backend, db, port: 0, logLevel: 'silent', recordInWorker: recording !== 'thread' }).listen();
+    const viewer = recording === 'ui' || recording === 'ui-on-loop' ? { ui: true, uiInWorker: recording === 'ui' } : {};
+    url = await createGateway({ backendUrl: backend, db, port: 0, logLevel: 'silent', recordInWorker: recording !== 'thread', ...viewer }).listen();
   } else if (mode === 'pipe' && backend !== undefined) {
     url = await startPipeProxy(backend);
   } else {
-    throw new Error('usage: bench-server sim | gateway BACKEND DB [thread] | pipe BACKEND');
+    throw new Error('usage: bench-server sim | gateway BACKEND DB [thread|ui|ui-on-loop] | pipe BACKEND');
   }
   process.stdout.write(JSON.stringify({ url }) + '\n');
   // the bench asks over IPC for CPU time used so far, to report the cost per call of the main thread and of all threads
