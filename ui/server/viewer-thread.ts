@@ -58,6 +58,11 @@ export class ViewerThread {
     this.#options = options;
   }
 
+  /** The thread now running, null before the first request and after it stopped (tests stop it to play a crash). */
+  get worker(): Worker | null {
+    return this.#worker;
+  }
+
   /** true while a thread runs (started and not stopped) */
   get running(): boolean {
     return this.#worker !== null;

@@ -85,6 +85,21 @@ describe("serve --ui: the viewer's API on a thread of its own (uiInWorker)", () 
     // on the gateway's event loop (uiInWorker: false) the page holds it: page first, then the three
     expect(order).toEqual(['healthz', 'healthz', 'healthz', 'page']);
   }, 60_000);
+
+  it('a thread that dies fails the request it held, and the next request starts another', async () => {
+    const thread = new ViewerThread({ db, log: silentLog, workerUrl });
+    expect((await thread.answer('GET', '/ui/api/summary')).statusCode).toBe(200);
+    const first = thread.worker!;
+    const held = thread.answer('GET', '/ui/api/stats').catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await first.terminate();
+    expect(String(await held)).toContain("the viewer's thread stopped while it answered");
+    expect(thread.running).toBe(false);
+    const again = await thread.answer('GET', '/ui/api/groups');
+    expect(again.statusCode).toBe(200);
+    expect(thread.worker).not.toBe(first);
+    await thread.close();
+  }, 60_000);
 });
 
 describe('ViewerThread', () => {
