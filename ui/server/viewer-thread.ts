@@ -15,6 +15,8 @@ import {
 
 /** How long close() waits for the thread to close its app and store before it is terminated. */
 const CLOSE_GRACE_MS = 2000;
+/** Requests waiting on the thread (it answers one after another) past which more are refused, 429. */
+export const DEFAULT_VIEWER_MAX_WAITING = 64;
 
 /**
  * Where the viewer's thread script is (core/worker/compiled-worker-url.ts); null in a source checkout never built.
@@ -31,6 +33,8 @@ export interface ViewerThreadOptions {
   modelDir?: string | undefined;
   log: FastifyBaseLogger;
   workerUrl: URL;
+  /** requests that may wait on the thread at once; default DEFAULT_VIEWER_MAX_WAITING */
+  maxWaiting?: number;
 }
 
 interface Pending {
@@ -40,7 +44,7 @@ interface Pending {
 
 /**
  * The viewer's API answered on a thread of its own (`serve --ui`, docs/viewer.md): requests go to viewer-worker.ts,
- * one after another, and come back as its app answered them. The thread starts at the first request (a gateway
+ * one after another (at most `maxWaiting` waiting: more are refused, 429), and come back as its app answered them. The thread starts at the first request (a gateway
  * nobody browses pays nothing) and stays, keeping its caches; one that dies (or whose store would not open: a
  * PostgreSQL away) fails the requests it held and is started again by the next.
  *
@@ -72,6 +76,11 @@ export class ViewerThread {
   async answer(method: ViewerWorkerRequest['method'], url: string): Promise<ViewerAnswer> {
     if (this.#closing !== null) throw new TokentapError('TT_SHUTTING_DOWN');
     const worker = await (this.#ready ?? this.#start());
+    const maxWaiting = this.#options.maxWaiting ?? DEFAULT_VIEWER_MAX_WAITING;
+    if (this.#pending.size >= maxWaiting) {
+      // heavy pages asked faster than they are read would queue without end
+      throw new TokentapError('TT_RATE_LIMITED', { message: `The viewer has ${this.#pending.size} requests waiting; retry later` });
+    }
     const id = this.#nextId++;
     return new Promise<ViewerAnswer>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });

@@ -86,6 +86,16 @@ describe("serve --ui: the viewer's API on a thread of its own (uiInWorker)", () 
     expect(order).toEqual(['healthz', 'healthz', 'healthz', 'page']);
   }, 60_000);
 
+  it('refuses a request past maxWaiting with TT_RATE_LIMITED, and takes the next once the queue has room', async () => {
+    const thread = new ViewerThread({ db, log: silentLog, workerUrl, maxWaiting: 1 });
+    expect((await thread.answer('GET', '/ui/api/summary')).statusCode).toBe(200);
+    const heavy = thread.answer('GET', '/ui/api/stats');
+    await expect(thread.answer('GET', '/ui/api/summary')).rejects.toSatisfy((error) => isTokentapError(error, 'TT_RATE_LIMITED'));
+    expect((await heavy).statusCode).toBe(200);
+    expect((await thread.answer('GET', '/ui/api/summary')).statusCode).toBe(200);
+    await thread.close();
+  }, 60_000);
+
   it('a thread that dies fails the request it held, and the next request starts another', async () => {
     const thread = new ViewerThread({ db, log: silentLog, workerUrl });
     expect((await thread.answer('GET', '/ui/api/summary')).statusCode).toBe(200);
