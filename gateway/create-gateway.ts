@@ -1,5 +1,6 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { openStore } from '../store/index.js';
+import { isInMemory } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
 import { gatewayConfigSchema, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { createVllmBackend } from './backends/vllm.js';
@@ -317,7 +318,7 @@ function registerGatewayViewer(app: FastifyInstance, context: GatewayContext, st
 
 /** The viewer's thread, or null where its API stays on this thread (`uiInWorker` off, a store passed in or in memory, sources never built). */
 function viewerThreadFor(config: GatewayConfig, storeGiven: boolean, log: FastifyBaseLogger): ViewerThread | null {
-  if (!config.uiInWorker || storeGiven || config.db === ':memory:' || config.db === '') return null;
+  if (!config.uiInWorker || storeGiven || isInMemory(config.db)) return null;
   const workerUrl = viewerWorkerUrl();
   if (workerUrl === null) {
     log.warn("the viewer's API runs on the gateway thread: no compiled viewer thread (run npm run build)");

@@ -80,7 +80,13 @@ function bytesOnDisk(database: Database.Database, path: string): number {
   return [path, `${path}-wal`].reduce((total, file) => total + (existsSync(file) ? statSync(file).size : 0), 0);
 }
 
-function isInMemory(path: string): boolean {
+/**
+ * True for the SQLite paths that name no file (`:memory:`, `''`): no other connection, nor another thread, can open
+ * that database.
+ *
+ * @example isInMemory(':memory:') // true; isInMemory('./tokentap.db') // false
+ */
+export function isInMemory(path: string): boolean {
   return path === ':memory:' || path === '';
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { isInMemory } from '../../store/open-store.js';
 import type { Store } from '../../store/types.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { CallRecorder } from './call-recorder.js';
@@ -26,7 +27,7 @@ export function createRecorder(options: CreateRecorderOptions): Recorder {
   const { config, store, logger } = options;
   const onThread = (): Recorder => new CallRecorder(store, config.recordFailure, logger);
   if (!config.recordInWorker) return onThread();
-  if (options.storeGiven || config.db === ':memory:' || config.db === '') {
+  if (options.storeGiven || isInMemory(config.db)) {
     logger.debug('recording on the gateway thread: the store is passed in or in memory');
     return onThread();
   }
