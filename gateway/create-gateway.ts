@@ -45,6 +45,7 @@ import { installGracefulDrain } from './graceful-drain.js';
 import { startGatewayInstance } from './gateway-instance.js';
 import { registerViewer } from '../ui/server/register-viewer.js';
 import { ViewerThread, viewerWorkerUrl } from '../ui/server/viewer-thread.js';
+import { loadViewerTokenizer, UNUSABLE_TOKENIZER_MESSAGE } from '../ui/server/load-viewer-tokenizer.js';
 import type { ViewerTokenizer } from '../ui/server/viewer-options.js';
 import { authorizeViewer } from './admin/authorize-viewer.js';
 import type { GatewayEventName } from './rollouts/rollout-api.js';
@@ -312,8 +313,16 @@ function registerGatewayViewer(app: FastifyInstance, context: GatewayContext, st
         for (const off of offs) off();
       };
     },
-    ...(thread !== null ? { remote: thread } : config.modelDir === undefined ? {} : { tokenizer: loadViewerTokenizer(config.modelDir, app.log) }),
+    ...(thread !== null
+      ? { remote: thread }
+      : config.modelDir === undefined
+        ? {}
+        : { tokenizer: loadViewerTokenizerLogged(config.modelDir, app.log) }),
   });
+}
+
+function loadViewerTokenizerLogged(modelDir: string, log: FastifyBaseLogger): Promise<ViewerTokenizer | undefined> {
+  return loadViewerTokenizer(modelDir, (error) => log.warn({ err: error, modelDir }, UNUSABLE_TOKENIZER_MESSAGE));
 }
 
 /** The viewer's thread, or null where its API stays on this thread (`uiInWorker` off, a store passed in or in memory, sources never built). */
@@ -325,15 +334,4 @@ function viewerThreadFor(config: GatewayConfig, storeGiven: boolean, log: Fastif
     return null;
   }
   return new ViewerThread({ db: config.db, modelDir: config.modelDir, log, workerUrl });
-}
-
-/** The model folder's tokenizer for the viewer's token texts; a folder without one only costs the texts. */
-async function loadViewerTokenizer(modelDir: string, log: FastifyBaseLogger): Promise<ViewerTokenizer | undefined> {
-  try {
-    const { loadHfTokenizer } = await import('../model-format/tokenizer/load-hf-tokenizer.js');
-    return await loadHfTokenizer(modelDir);
-  } catch (error) {
-    log.warn({ err: error, modelDir }, 'the viewer shows token ids without their text: the model folder has no usable tokenizer');
-    return undefined;
-  }
 }

@@ -4,6 +4,7 @@ import { settleWithin } from '../../core/async/settle-within.js';
 import { ERROR_CODES, type ErrorCode } from '../../core/errors/error-codes.js';
 import { TokentapError } from '../../core/errors/tokentap-error.js';
 import { compiledWorkerUrl } from '../../core/worker/compiled-worker-url.js';
+import { UNUSABLE_TOKENIZER_MESSAGE } from './load-viewer-tokenizer.js';
 import {
   VIEWER_WORKER_PROTOCOL,
   type FromViewerWorker,
@@ -117,10 +118,7 @@ export class ViewerThread {
       worker.on('message', (message: FromViewerWorker) => {
         if (message.type === 'ready') {
           if (message.tokenizerError !== null) {
-            this.#options.log.warn(
-              { modelDir: this.#options.modelDir, reason: message.tokenizerError },
-              'the viewer shows token ids without their text: the model folder has no usable tokenizer',
-            );
+            this.#options.log.warn({ modelDir: this.#options.modelDir, reason: message.tokenizerError }, UNUSABLE_TOKENIZER_MESSAGE);
           }
           resolve(worker);
         } else if (message.type === 'failed') failure = threadError(message.code, message.message);

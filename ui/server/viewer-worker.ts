@@ -4,12 +4,13 @@
  * passes on. Its reads (reconstructions, verifications, scans) take this thread's time, not the gateway's.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { ERROR_CODES } from '../../core/errors/error-codes.js';
 import { isTokentapError } from '../../core/errors/tokentap-error.js';
 import { storeUnavailable } from '../../store/store-failure-kinds.js';
 import { openStore } from '../../store/open-store.js';
 import type { Store } from '../../store/types.js';
 import { createViewerApp } from './create-viewer-app.js';
-import type { ViewerTokenizer } from './viewer-options.js';
+import { loadViewerTokenizer } from './load-viewer-tokenizer.js';
 import { VIEWER_WORKER_PROTOCOL, type FromViewerWorker, type ToViewerWorker, type ViewerWorkerData } from './viewer-worker-protocol.js';
 
 const port = parentPort;
@@ -31,15 +32,12 @@ try {
 }
 
 let tokenizerError: string | null = null;
-let tokenizer: ViewerTokenizer | undefined;
-if (data.modelDir !== undefined) {
-  try {
-    const { loadHfTokenizer } = await import('../../model-format/tokenizer/load-hf-tokenizer.js');
-    tokenizer = await loadHfTokenizer(data.modelDir);
-  } catch (error) {
-    tokenizerError = (error as Error).message;
-  }
-}
+const tokenizer =
+  data.modelDir === undefined
+    ? undefined
+    : await loadViewerTokenizer(data.modelDir, (error) => {
+        tokenizerError = error.message;
+      });
 
 const app = createViewerApp({
   store,
@@ -71,16 +69,13 @@ port.on('message', (message: ToViewerWorker) => {
       });
     },
     (error: unknown) => {
+      app.log.error({ err: error }, 'viewer request failed on its thread');
       send({
         type: 'answer',
         id: message.id,
         statusCode: 500,
         contentType: 'application/json; charset=utf-8',
-        body: JSON.stringify({ error: { code: 'TT_INTERNAL', message: 'Internal error' } }),
-      });
-      send({
-        type: 'log',
-        line: JSON.stringify({ level: 50, msg: 'viewer request failed on its thread', err: { message: (error as Error).message } }),
+        body: JSON.stringify({ error: { code: 'TT_INTERNAL', message: ERROR_CODES.TT_INTERNAL.message } }),
       });
     },
   );
