@@ -8,6 +8,7 @@ import { PgDatabase } from './postgres/pg-database.js';
 import type { GatewayInstanceRow, Store } from './types.js';
 import { claimTarget, markCopyFinished } from './copy/claim-target.js';
 import { decodeCopyKey, encodeCopyKey } from './copy/copy-tables.js';
+import { assertNoNulTexts } from './copy/find-nul-text.js';
 import { planTables, refused, type TablePlan } from './copy/plan-table.js';
 import { createPageReader, type PageLimits } from './copy/read-pages.js';
 import { openSourceSnapshot, type SourceSnapshot } from './copy/source-snapshot.js';
@@ -75,6 +76,7 @@ export async function copyStore(options: CopyStoreOptions): Promise<CopyReport> 
     const version = readPgSchemaVersion(target);
     if (version !== LATEST_SCHEMA_VERSION) throw refused(`${label} has schema version ${version}, the SQLite store ${LATEST_SCHEMA_VERSION}`);
     const plans = planTables(source.database, target);
+    assertNoNulTexts(source.database, plans);
     const tables = plans.map((plan) => plan.table.name);
     const claim = claimTarget(target, { path: options.from, fingerprint: source.fingerprint }, tables, label);
     const { rowsCopied, interrupted } = await copyTables(source, createTargetWriter(target), plans, options);

@@ -17,6 +17,7 @@ export function applyMigrations(database: Database.Database, migrations: readonl
     const pending = migrations.filter((migration) => migration.version > current);
     for (const migration of pending) {
       database.exec(migration.sql);
+      migration.rewrite?.(database);
       // PRAGMA takes no bound parameters; the version is an integer from our own table, not input.
       database.pragma(`user_version = ${migration.version}`);
     }

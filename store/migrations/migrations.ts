@@ -6,6 +6,7 @@ import { gatewayInstancesMigration } from './005-gateway-instances.js';
 import { callBackendMigration } from './006-call-backend.js';
 import { batchLeasesMigration } from './007-batch-leases.js';
 import { sessionEndNoticesMigration } from './008-session-end-notices.js';
+import { wellFormedTextsMigration } from './009-well-formed-texts.js';
 import type { Migration } from './migration.js';
 
 /** Every migration in order. Append new ones; never edit one that has shipped. */
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   callBackendMigration,
   batchLeasesMigration,
   sessionEndNoticesMigration,
+  wellFormedTextsMigration,
 ];
 
 /** The schema version this tokentap writes and reads. */
