@@ -45,16 +45,19 @@ export const wellFormedTextsMigration: Migration = {
 };
 
 function rewriteNulTexts(database: Database.Database): void {
+  // one scan per table: a large store's calls are read once, not once per column
   for (const { table, key, columns } of OWN_TEXT_COLUMNS) {
-    for (const column of columns) {
-      const found = database
-        .prepare(
-          `SELECT ${key} AS at, "${column}" AS text FROM "${table}" WHERE typeof("${column}") = 'text' AND instr(CAST("${column}" AS BLOB), x'00') > 0`,
-        )
-        .all() as Array<{ at: number | string; text: string }>;
-      const update = database.prepare(`UPDATE "${table}" SET "${column}" = ? WHERE ${key} = ?`);
-      for (const row of found) update.run(wellFormedText(row.text), row.at);
-    }
+    const holds = columns.map((column) => `(typeof("${column}") = 'text' AND instr(CAST("${column}" AS BLOB), x'00') > 0)`);
+    const found = database
+      .prepare(`SELECT ${key} AS at, ${columns.map((column) => `"${column}"`).join(', ')} FROM "${table}" WHERE ${holds.join(' OR ')}`)
+      .all() as Array<Record<string, unknown>>;
+    const update = database.prepare(`UPDATE "${table}" SET ${columns.map((column) => `"${column}" = @${column}`).join(', ')} WHERE ${key} = @at`);
+    for (const row of found)
+      update.run(
+        Object.fromEntries(
+          Object.entries(row).map(([name, value]) => [name, name === 'at' ? value : wellFormedText(value as string | number | null)]),
+        ),
+      );
   }
   // tags are a JSON array, U+0000 escaped in its text
   const tagged = database.prepare(`SELECT rowid AS at, tags FROM sessions WHERE instr(tags, '\\u0000') > 0`).all() as Array<{
