@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBenchSessions } from '../../../bench/make-store.js';
+import { ERROR_CODES } from '../../../core/errors/error-codes.js';
 import { isTokentapError } from '../../../core/errors/tokentap-error.js';
 import { createGateway, type Gateway } from '../../../gateway/create-gateway.js';
 import { openStore, type Store } from '../../../store/index.js';
@@ -109,6 +110,31 @@ describe("serve --ui: the viewer's API on a thread of its own (uiInWorker)", () 
     expect(again.statusCode).toBe(200);
     expect(thread.worker).not.toBe(first);
     await thread.close();
+  }, 60_000);
+
+  it("the viewer's routes answer a thread that died mid-request with a 500 in the viewer's shape, and the next request with 200", async () => {
+    const thread = new ViewerThread({ db, log: silentLog, workerUrl });
+    // the routes the gateway registers (registerViewer), forwarding to the thread after authorize
+    const app = createViewerApp({ store: reader, storeLocation: db, live: true, remote: thread });
+    try {
+      expect((await app.inject({ url: '/ui/api/summary' })).statusCode).toBe(200);
+      const first = thread.worker!;
+      const held = app.inject({ url: '/ui/api/stats' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await first.terminate();
+      const failed = await held;
+      expect(failed.statusCode).toBe(500);
+      expect(failed.headers['content-type']).toMatch(/^application\/json/);
+      // the thread's own message (a path, a stack) stays in the log
+      expect(failed.json()).toEqual({ error: { code: 'TT_INTERNAL', message: ERROR_CODES.TT_INTERNAL.message } });
+      expect(failed.headers['cache-control']).toBe('no-store');
+      const again = await app.inject({ url: '/ui/api/groups' });
+      expect(again.statusCode).toBe(200);
+      expect(thread.worker).not.toBe(first);
+    } finally {
+      await app.close();
+      await thread.close();
+    }
   }, 60_000);
 });
 
