@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Conversation, emptyTally, percentile, sendCall, type CallShape, type CallTally } from './postgres-client.js';
+import { Conversation, emptyTally, sendCall, type CallShape, type CallTally } from './postgres-client.js';
+import { percentile } from './percentile.js';
 import type { EngineCommitFigures } from './postgres-report.js';
 import type { BenchSetup } from './postgres-setups.js';
 

@@ -2,7 +2,8 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_BENCH_STORE, type BenchStoreParams } from './make-store.js';
-import { percentile, type CallShape, type CallTally } from './postgres-client.js';
+import { percentile } from './percentile.js';
+import type { CallShape, CallTally } from './postgres-client.js';
 import { runCommitLatency } from './postgres-commit.js';
 import { fillEngineStore, measureExports } from './postgres-export.js';
 import type { PostgresBenchResult, ThroughputRow } from './postgres-report.js';

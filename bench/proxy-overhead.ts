@@ -9,23 +9,14 @@
  *
  *   npm run bench:proxy-overhead [-- --rounds 5 --requests 200]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-
-const SERVER_SCRIPT = fileURLToPath(new URL('./bench-server.js', import.meta.url));
-
-async function startServer(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [SERVER_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) return { url: (JSON.parse(line) as { url: string }).url, child };
-  throw new Error(`server ${args[0]} exited before listening`);
-}
+import { percentile } from './percentile.js';
+import { startBenchServer } from './start-bench-server.js';
 
 function chatBody(bytes: number, stream: boolean): string {
   const filler = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27)).slice(0, Math.max(0, bytes - 200));
@@ -75,11 +66,6 @@ async function runBatch(
   return { latencies, seconds: Number(process.hrtime.bigint() - start) / 1e9, errors };
 }
 
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
 interface Cpu {
   mainCpuMs: number;
   processCpuMs: number;
@@ -108,10 +94,10 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const requestsPerBatch = Number(values.requests);
   const temp = mkdtempSync(join(tmpdir(), 'tokentap-bench-'));
-  const sim = await startServer(['sim']);
-  const gateway = await startServer(['gateway', sim.url, join(temp, 'bench.db')]);
-  const threadGateway = await startServer(['gateway', sim.url, join(temp, 'bench-thread.db'), 'thread']);
-  const pipe = await startServer(['pipe', sim.url]);
+  const sim = await startBenchServer(['sim']);
+  const gateway = await startBenchServer(['gateway', sim.url, join(temp, 'bench.db')]);
+  const threadGateway = await startBenchServer(['gateway', sim.url, join(temp, 'bench-thread.db'), 'thread']);
+  const pipe = await startBenchServer(['pipe', sim.url]);
   const targets: Record<Target, string> = { direct: sim.url, pipe: pipe.url, tokentap: gateway.url, thread: threadGateway.url };
   const servers: Partial<Record<Target, ChildProcess>> = { tokentap: gateway.child, thread: threadGateway.child };
   const pools = Object.fromEntries(Object.entries(targets).map(([name, url]) => [name, new Pool(url, { connections: 128 })])) as Record<Target, Pool>;

@@ -9,27 +9,19 @@
  *
  *   npm run bench:serve-ui [-- --seconds 5 --rounds 3]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { makeBenchStore } from './make-store.js';
+import { percentile } from './percentile.js';
+import { startBenchServer } from './start-bench-server.js';
 
-const SERVER_SCRIPT = fileURLToPath(new URL('./bench-server.js', import.meta.url));
 const STORE = { sessions: 300, turns: 16, systemTokens: 4000, turnTokens: 300, driftRate: 0.05 };
 const CONVERSATIONS = 4;
 const HEAVY_PAGE = '/ui/api/stats';
-
-async function startServer(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [SERVER_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) return { url: (JSON.parse(line) as { url: string }).url, child };
-  throw new Error(`server ${args[0]} exited before listening`);
-}
 
 const CALL_BODY = JSON.stringify({
   model: 'Qwen/Qwen3-8B',
@@ -99,11 +91,6 @@ async function runPhase(pool: Pool, seconds: number, browse: boolean): Promise<S
   return sample;
 }
 
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
 function merge(samples: Sample[]): Sample {
   return {
     latencies: samples.flatMap((sample) => sample.latencies),
@@ -120,7 +107,7 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const store = makeBenchStore(STORE);
   const temp = mkdtempSync(join(tmpdir(), 'tokentap-bench-ui-'));
-  const sim = await startServer(['sim']);
+  const sim = await startBenchServer(['sim']);
   const setups = { thread: 'ui', 'event loop': 'ui-on-loop' } as const;
   const pools: Record<string, Pool> = {};
   const children: ChildProcess[] = [sim.child];
@@ -128,7 +115,7 @@ async function main(): Promise<void> {
     for (const [name, mode] of Object.entries(setups)) {
       const db = join(temp, `${mode}.db`);
       copyFileSync(store, db);
-      const gateway = await startServer(['gateway', sim.url, db, mode]);
+      const gateway = await startBenchServer(['gateway', sim.url, db, mode]);
       children.push(gateway.child);
       pools[name] = new Pool(gateway.url, { connections: CONVERSATIONS + 2 });
     }
