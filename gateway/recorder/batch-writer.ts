@@ -53,6 +53,11 @@ export class BatchWriter {
     return this.#retries.close();
   }
 
+  /** Calls whose end a recording thread that died held: marked incomplete once a write goes through (end-retries.ts). */
+  markIncompleteLater(callIds: readonly string[]): void {
+    this.#retries.markLater(callIds);
+  }
+
   write(given: readonly RecorderWrite[]): BatchOutcome {
     const order = lockOrder(given);
     const writes = order.map((index) => given[index]!);

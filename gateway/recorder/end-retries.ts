@@ -83,6 +83,17 @@ export class EndRetries {
     this.#schedule();
   }
 
+  /**
+   * Takes calls whose end is lost (held by a recording thread that died): each is marked incomplete as soon as a write
+   * goes through; a call no longer in progress is left as it is. Tried at once, then with the same backoff.
+   */
+  markLater(callIds: readonly string[]): void {
+    const since = Date.now();
+    for (const callId of callIds) if (!this.#held.has(callId)) this.#held.set(callId, { result: null, since });
+    this.#round(false);
+    this.#schedule();
+  }
+
   /** One last round: ends the store takes are written, the rest marked incomplete; returns the calls left in progress. */
   close(): number {
     if (this.#timer !== null) clearTimeout(this.#timer);
@@ -146,13 +157,15 @@ export class EndRetries {
   }
 
   #mark(callIds: string[], report: EndsReport): void {
+    let marked: number;
     try {
-      this.#store.markCallsIncomplete(callIds);
+      marked = this.#store.markCallsIncomplete(callIds);
     } catch {
       return; // still refused: the next round tries again
     }
     for (const callId of callIds) this.#forget(callId);
-    report.markedIncomplete += callIds.length;
+    // a call already ended (or never begun: a dead thread's orphaned end) is not counted
+    report.markedIncomplete += marked;
   }
 
   #forget(callId: string): void {

@@ -8,9 +8,9 @@ import type { EndsReport } from './end-retries.js';
  * Both sides check the version: under vitest the gateway runs from TypeScript sources while the worker runs
  * from dist/, and a stale build must fail loudly, not write half-understood messages. Version 4: begins and finishes
  * carry `backendId`, finishes `weightVersion` (schema 6), which a version-3 worker would silently drop. Version 5: the
- * data carries `queryTimeoutMs`.
+ * data carries `queryTimeoutMs`. Version 6: `orphaned-ends`.
  */
-export const RECORD_WORKER_PROTOCOL = 5;
+export const RECORD_WORKER_PROTOCOL = 6;
 
 export interface RecordWorkerData {
   protocol: number;
@@ -22,8 +22,11 @@ export interface RecordWorkerData {
   queryTimeoutMs?: number | undefined;
 }
 
-/** Gateway -> worker. Writes are applied in the order they are sent. */
-export type ToRecordWorker = { type: 'writes'; writes: RecorderWrite[] } | { type: 'close' };
+/**
+ * Gateway -> worker. Writes are applied in the order they are sent. `orphaned-ends` names calls whose end the thread
+ * before this one may have held when it died: each still in progress is marked incomplete once a write goes through.
+ */
+export type ToRecordWorker = { type: 'writes'; writes: RecorderWrite[] } | { type: 'orphaned-ends'; callIds: string[] } | { type: 'close' };
 
 /**
  * Worker -> gateway. `settled` answers the oldest writes not answered yet, in order: one entry per write, null

@@ -71,6 +71,10 @@ port.on('message', (message: ToRecordWorker) => {
     }
     return;
   }
+  if (message.type === 'orphaned-ends') {
+    writer.markIncompleteLater(message.callIds);
+    return;
+  }
   if (message.type === 'close') {
     flush();
     writer.close(); // reports the ends left unwritten before the answers the gateway waits on

@@ -60,7 +60,8 @@ interface QueuedWrite {
  * harness body and the backend body crosses once), token ids as transferred typed arrays.
  *
  * If the thread dies, writes it had not confirmed fail (TT_RECORDING_FAILED under `refuse`; no call hangs), the
- * crash is counted on /healthz, and a new thread takes the writes that follow; after `maxCrashes` crashes in a
+ * crash is counted on /healthz, and a new thread takes the writes that follow, first marking incomplete the calls
+ * whose end the dead one may have held (refused or unconfirmed; a call no longer in progress is left as it is); after `maxCrashes` crashes in a
  * minute, or a thread that cannot open the store, recording is given up: /healthz answers 503 and every call fails
  * to record by the policy.
  *
@@ -86,6 +87,11 @@ export class WorkerCallRecorder implements Recorder {
   #posted: QueuedWrite[] = [];
   #postScheduled = false;
   #crashTimes: number[] = [];
+  /**
+   * Calls whose end the thread refused or never confirmed since it last reported no end waiting: it may hold them
+   * (end-retries.ts). Should it die, the next thread marks each still in progress incomplete.
+   */
+  readonly #endsAtRisk = new Set<string>();
   #closed: Promise<RecorderCloseReport> | null = null;
   #onClosed: () => void = () => undefined;
 
@@ -251,7 +257,10 @@ export class WorkerCallRecorder implements Recorder {
       if (this.#posted.length === 0 && this.#queued.length === 0 && this.#closed === null) this.#worker?.unref();
       return;
     }
-    if (message.type === 'ends') this.#outcomes.ends(message);
+    if (message.type === 'ends') {
+      if (message.waiting === 0) this.#endsAtRisk.clear();
+      this.#outcomes.ends(message);
+    }
   }
 
   #onExit(worker: Worker, code: number): void {
@@ -285,7 +294,16 @@ export class WorkerCallRecorder implements Recorder {
     this.#health.restarts++;
     this.#health.state = 'starting';
     this.#options.log.warn({ restarts: this.#health.restarts }, 'starting a new recording thread');
+    // the ends the dead thread held died with it: their rows would stay in_progress while this gateway runs
+    const orphaned = [...this.#endsAtRisk];
+    this.#endsAtRisk.clear();
+    this.#outcomes.ends({ waiting: orphaned.length, recorded: 0, promptTokens: 0, completionTokens: 0, markedIncomplete: 0 });
     this.#start();
+    if (orphaned.length > 0) {
+      this.#options.log.warn({ calls: orphaned.length }, 'calls whose end the stopped recording thread may have held are marked incomplete');
+      // #start() set the new thread (flow analysis still sees the null set above); it reads this after the store opens
+      (this.#worker as Worker | null)?.postMessage({ type: 'orphaned-ends', callIds: orphaned } satisfies ToRecordWorker);
+    }
   }
 
   #failAll(writes: QueuedWrite[], error: Error): void {
@@ -293,6 +311,7 @@ export class WorkerCallRecorder implements Recorder {
   }
 
   #settle(queued: QueuedWrite, error: unknown): void {
+    if (error !== undefined && queued.write.kind === 'finish') this.#endsAtRisk.add(queued.write.callId);
     this.#outcomes.settled(queued.write, error, queued.tokens);
     queued.done?.(error);
   }

@@ -71,6 +71,39 @@ describe('a recording thread that dies', () => {
     await recorder.close();
   });
 
+  it('the next thread marks incomplete the calls whose end the dead one held, once the store takes writes again', async () => {
+    workspace = createTempWorkspace();
+    const { logger, lines } = captureLogger();
+    const recorder = startWorkerRecorder(workspace.databasePath, 'refuse', logger);
+    await recorder.ready();
+    const recorded = recorder.begin(sampleBeginInput({ sessionId: 'before' }));
+    await recorder.finish(recorded, sampleFinishInput());
+    // the store refuses every update of a call: ends fail, and their mark too
+    const database = new Database(workspace.databasePath);
+    database.exec(`CREATE TRIGGER refuse_updates BEFORE UPDATE ON calls BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
+    const callId = recorder.begin(sampleBeginInput({ sessionId: 'held' }));
+    await expect(recorder.finish(callId, sampleFinishInput())).rejects.toMatchObject({ code: 'TT_RECORDING_FAILED' });
+    await expect.poll(() => recorder.health().endsWaiting).toBe(1);
+
+    await recorder.worker?.terminate();
+    await recorder.ready();
+    await expect.poll(() => recorder.health().worker?.state).toBe('running');
+    // the new thread holds the mark while the store still refuses it
+    expect(recorder.health()).toMatchObject({ endsWaiting: 1, worker: { crashes: 1, restarts: 1 } });
+    const store = workspace.open();
+    expect(store.getCall(callId)?.status).toBe('in_progress');
+    database.exec('DROP TRIGGER refuse_updates');
+    database.close();
+    await expect.poll(() => store.getCall(callId)?.status, { timeout: 10_000 }).toBe('incomplete');
+    expect(store.getCall(recorded)?.status).toBe('ok'); // a call no longer in progress is left as it is
+    await expect.poll(() => recorder.health().endsWaiting).toBe(0);
+    expect(recorder.counters.callsMarkedIncomplete).toBe(1);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'calls whose end the stopped recording thread may have held are marked incomplete', calls: 1 }),
+    );
+    await recorder.close();
+  });
+
   it('answers the harness with TT_RECORDING_FAILED, reports the crash on /healthz, and serves the next call recorded', async () => {
     const { logger, lines } = captureLogger();
     setup = await startGatewayWithSim({ fast: true }, { logger });
