@@ -44,10 +44,12 @@ const FRAGMENT_NAMES = new Set(['columns', 'matches', 'rowid']);
 /**
  * Files whose SQL names tables and columns computed from the store's own table list (`COPY_TABLES`) and the
  * database's own schema (tokentap migrate's copy: every value is bound), or runs transaction control with the
- * connection's own savepoint numbers (pg-database.ts): `exec` and computed names are allowed there, nothing else.
+ * connection's own savepoint numbers (pg-database.ts), or rewrites rows of the columns a migration lists as a
+ * constant (009-well-formed-texts.ts's OWN_TEXT_COLUMNS): `exec` and computed names are allowed there, nothing else.
  */
 const SCHEMA_DRIVEN = [
   /^copy\//,
+  /^migrations\/009-well-formed-texts\.ts$/,
   /^postgres\/pg-database\.ts$/,
   /^postgres\/apply-pg-migrations\.ts$/,
   /^postgres\/migrations\//,
