@@ -61,9 +61,9 @@ interface QueuedWrite {
  *
  * If the thread dies, writes it had not confirmed fail (TT_RECORDING_FAILED under `refuse`; no call hangs), the
  * crash is counted on /healthz, and a new thread takes the writes that follow, first marking incomplete the calls
- * whose end the dead one may have held (refused or unconfirmed; a call no longer in progress is left as it is); after `maxCrashes` crashes in a
- * minute, or a thread that cannot open the store, recording is given up: /healthz answers 503 and every call fails
- * to record by the policy.
+ * whose end the dead one may have held (refused or unconfirmed; a call no longer in progress is left as it is);
+ * after `maxCrashes` crashes in a minute, or a thread that cannot open the store, recording is given up: /healthz
+ * answers 503 and every call fails to record by the policy.
  *
  * @example
  * const recorder = new WorkerCallRecorder({ path: 'tokentap.db', policy: 'refuse', log, workerUrl });

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { sqliteHoldsNul } from '../migrations/009-well-formed-texts.js';
 import { refused, type TablePlan } from './plan-table.js';
 
 /**
@@ -6,8 +7,7 @@ import { refused, type TablePlan } from './plan-table.js';
  * the store's own texts were rewritten by schema 9 (store/migrations/009-well-formed-texts.ts) when the copy migrated
  * the source, so what is left is an id or a key (a session, call, group or batch id, written through the library
  * before ids holding U+0000 were refused), which cannot change without its references. The message names the table,
- * the column and the row. One scan per table with a text column; rows found by their bytes (SQLite's text functions
- * stop at U+0000).
+ * the column and the row. One scan per table with a text column.
  *
  * @example assertNoNulTexts(source.database, plans); // throws for a session id 'a\u0000'
  */
@@ -15,11 +15,10 @@ export function assertNoNulTexts(source: Database.Database, plans: readonly Tabl
   for (const plan of plans) {
     const columns = textColumns(source, plan.table.name);
     if (columns.length === 0) continue;
-    const holds = (column: string): string => `(typeof("${column}") = 'text' AND instr(CAST("${column}" AS BLOB), x'00') > 0)`;
     const found = source
       .prepare(
-        `SELECT ${plan.table.key} AS at, ${columns.map((column) => `${holds(column)} AS "${column}"`).join(', ')}
-           FROM "${plan.table.name}" WHERE ${columns.map(holds).join(' OR ')} LIMIT 1`,
+        `SELECT ${plan.table.key} AS at, ${columns.map((column) => `${sqliteHoldsNul(column)} AS "${column}"`).join(', ')}
+           FROM "${plan.table.name}" WHERE ${columns.map(sqliteHoldsNul).join(' OR ')} LIMIT 1`,
       )
       .get() as Record<string, unknown> | undefined;
     if (found === undefined) continue;

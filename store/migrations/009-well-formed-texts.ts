@@ -44,10 +44,20 @@ export const wellFormedTextsMigration: Migration = {
   rewrite: rewriteNulTexts,
 };
 
+/**
+ * SQLite: whether a column's value is a text holding U+0000, found by its bytes (SQLite's text functions stop at or
+ * pass over U+0000). Also the copy's check for texts PostgreSQL cannot hold (store/copy/find-nul-text.ts).
+ *
+ * @example `SELECT id FROM sessions WHERE ${sqliteHoldsNul('id')}`
+ */
+export function sqliteHoldsNul(column: string): string {
+  return `(typeof("${column}") = 'text' AND instr(CAST("${column}" AS BLOB), x'00') > 0)`;
+}
+
 function rewriteNulTexts(database: Database.Database): void {
   // one scan per table: a large store's calls are read once, not once per column
   for (const { table, key, columns } of OWN_TEXT_COLUMNS) {
-    const holds = columns.map((column) => `(typeof("${column}") = 'text' AND instr(CAST("${column}" AS BLOB), x'00') > 0)`);
+    const holds = columns.map(sqliteHoldsNul);
     const found = database
       .prepare(`SELECT ${key} AS at, ${columns.map((column) => `"${column}"`).join(', ')} FROM "${table}" WHERE ${holds.join(' OR ')}`)
       .all() as Array<Record<string, unknown>>;
