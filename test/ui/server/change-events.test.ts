@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { SseDecoder } from '../../../core/sse/sse-decoder.js';
 import { openStore, type Store } from '../../../store/index.js';
@@ -80,6 +80,45 @@ describe('tokentap ui: change events from the polled store', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(await response.text()).toBe('');
+  });
+
+  it('writes a heartbeat comment on a quiet stream every 15 s, no change event, and stops its timer when the client leaves', async () => {
+    const { url } = await start();
+    // only setInterval is faked, once the server listens (its own connection checks keep real timers): the stream's
+    // heartbeat and poll, started as it opens, move when the test says; cleanups run newest first, so real timers return
+    // before the app closes
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    cleanups.push(() => vi.useRealTimers());
+    const response = await fetch(`${url}/ui/api/events`);
+    const reader = response.body!.getReader();
+    const text = new TextDecoder();
+    let received = '';
+    const readUntil = async (needle: string, times: number): Promise<void> => {
+      const deadline = Date.now() + 2000;
+      while (received.split(needle).length - 1 < times) {
+        const timeout = new Promise<never>((_, reject) => {
+          setTimeout(
+            () => reject(new Error(`no ${JSON.stringify(needle)} x${times} within 2 s: ${JSON.stringify(received)}`)),
+            deadline - Date.now(),
+          ).unref();
+        });
+        const { value, done } = await Promise.race([reader.read(), timeout]);
+        if (done) throw new Error(`the stream ended after ${JSON.stringify(received)}`);
+        received += text.decode(value, { stream: true });
+      }
+    };
+    await readUntil(': tokentap viewer events\n\n', 1);
+    // the stream's heartbeat and the store's poll: two timers
+    expect(vi.getTimerCount()).toBe(2);
+    vi.advanceTimersByTime(14_999);
+    vi.advanceTimersByTime(1);
+    await readUntil(': heartbeat\n\n', 1);
+    vi.advanceTimersByTime(15_000);
+    await readUntil(': heartbeat\n\n', 2);
+    expect(received).toBe(': tokentap viewer events\n\n: heartbeat\n\n: heartbeat\n\n');
+    await reader.cancel();
+    // the server sees the socket close: the heartbeat's timer and, the last stream gone, the poll's are cleared
+    await vi.waitFor(() => expect(vi.getTimerCount()).toBe(0));
   });
 
   it("summary's lastCallAt is the newest call's start even when a newer session has no call yet", async () => {
