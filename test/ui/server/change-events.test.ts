@@ -88,30 +88,32 @@ describe('tokentap ui: change events from the polled store', () => {
     // heartbeat and poll, started as it opens, move when the test says; cleanups run newest first, so real timers return
     // before the app closes
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    cleanups.push(() => vi.useRealTimers());
+    cleanups.push(() => {
+      vi.useRealTimers();
+    });
     const response = await fetch(`${url}/ui/api/events`);
     const reader = response.body!.getReader();
     const text = new TextDecoder();
     let received = '';
     const readUntil = async (needle: string, times: number): Promise<void> => {
-      const deadline = Date.now() + 2000;
-      while (received.split(needle).length - 1 < times) {
-        const timeout = new Promise<never>((_, reject) => {
-          setTimeout(
-            () => reject(new Error(`no ${JSON.stringify(needle)} x${times} within 2 s: ${JSON.stringify(received)}`)),
-            deadline - Date.now(),
-          ).unref();
-        });
-        const { value, done } = await Promise.race([reader.read(), timeout]);
-        if (done) throw new Error(`the stream ended after ${JSON.stringify(received)}`);
-        received += text.decode(value, { stream: true });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no ${JSON.stringify(needle)} x${times} within 2 s: ${JSON.stringify(received)}`)), 2000);
+      });
+      try {
+        while (received.split(needle).length - 1 < times) {
+          const { value, done } = await Promise.race([reader.read(), timeout]);
+          if (done) throw new Error(`the stream ended after ${JSON.stringify(received)}`);
+          received += text.decode(value, { stream: true });
+        }
+      } finally {
+        clearTimeout(timer);
       }
     };
     await readUntil(': tokentap viewer events\n\n', 1);
     // the stream's heartbeat and the store's poll: two timers
     expect(vi.getTimerCount()).toBe(2);
-    vi.advanceTimersByTime(14_999);
-    vi.advanceTimersByTime(1);
+    vi.advanceTimersByTime(15_000);
     await readUntil(': heartbeat\n\n', 1);
     vi.advanceTimersByTime(15_000);
     await readUntil(': heartbeat\n\n', 2);
