@@ -1,16 +1,14 @@
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../store/migrations/migrations.js';
 import {
-  createTempWorkspace,
   engineSuiteName,
   engineUnavailable,
   recordCall,
   sampleBeginInput,
   sampleFinishInput,
   STORE_ENGINES,
-  type TempWorkspace,
   workspaceForEachTest,
 } from './store-fixtures.js';
 
@@ -47,11 +45,7 @@ for (const engine of STORE_ENGINES) {
 
 // SQLite only: PostgreSQL's schema starts at version 6 (store/postgres/migrations), it has no schema 5 to upgrade
 describe('sqlite: a store of schema 5 (before the backend columns)', () => {
-  let workspace: TempWorkspace;
-  beforeEach(() => {
-    workspace = createTempWorkspace('sqlite');
-  });
-  afterEach(() => workspace.cleanup());
+  const workspace = workspaceForEachTest('sqlite');
 
   it('a database of schema 5 migrates: its calls read back with neither, and new calls record both', () => {
     const before = new Database(workspace.databasePath);

@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isTokentapError } from '../../core/errors/tokentap-error.js';
 import { copyStore } from '../../store/copy-store.js';
 import { readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import { LATEST_SCHEMA_VERSION } from '../../store/migrations/migrations.js';
 import { openStore, type Store } from '../../store/index.js';
 import { createTestDatabase, dropTestDatabase, postgresAvailable, postgresUnavailable } from '../helpers/test-postgres.js';
-import { createTempWorkspace, recordCall, type TempWorkspace } from './store-fixtures.js';
+import { recordCall, workspaceForEachTest } from './store-fixtures.js';
 
 // A SQLite store written before U+0000 became U+FFFD in the store's own texts and tags (well-formed-text.ts) could
 // hold U+0000 there; PostgreSQL's text cannot. Schema 9 rewrites them as a store writes them today, so such a store
@@ -77,11 +77,7 @@ function expectRewritten(store: Store): void {
 }
 
 describe('SQLite: schema 9 rewrites U+0000 in the own texts and tags of an older store', () => {
-  let workspace: TempWorkspace;
-  beforeEach(() => {
-    workspace = createTempWorkspace('sqlite');
-  });
-  afterEach(() => workspace.cleanup());
+  const workspace = workspaceForEachTest('sqlite');
 
   it('an older store opened read-write reads as a new one writes: U+FFFD for U+0000; JSON columns and literal escapes kept', () => {
     writeOlderStore(workspace.databasePath);
@@ -118,12 +114,8 @@ function failure(error: unknown): string {
 describe.skipIf(!postgresAvailable())(
   `tokentap migrate --from --to: an older SQLite store holding U+0000${postgresAvailable() ? '' : ` (skipped: ${postgresUnavailable()})`}`,
   () => {
-    let workspace: TempWorkspace;
+    const workspace = workspaceForEachTest('sqlite');
     const databases: string[] = [];
-    beforeEach(() => {
-      workspace = createTempWorkspace('sqlite');
-    });
-    afterEach(() => workspace.cleanup());
     afterAll(() => {
       for (const url of databases) dropTestDatabase(url);
     });

@@ -12,6 +12,7 @@ import {
   sampleFinishInput,
   STORE_ENGINES,
   type TempWorkspace,
+  workspaceForEachTest,
 } from './store-fixtures.js';
 
 /** How a generated turn builds its prompt from an earlier call's base (its prompt, then its completion). */
@@ -291,11 +292,7 @@ for (const engine of STORE_ENGINES) {
 // SQLite only: it counts the row reads of the chain walker (prompt-chain.ts, the same code on both engines) through
 // better-sqlite3's statements; the walk's results are checked on both engines above
 describe('sqlite: the cost of a cold chain walk', () => {
-  let workspace: TempWorkspace;
-  beforeEach(() => {
-    workspace = createTempWorkspace('sqlite');
-  });
-  afterEach(() => workspace.cleanup());
+  const workspace = workspaceForEachTest('sqlite');
 
   it('reading a 1,000-deep chain backwards from a cold cache reads a bounded number of rows per call', () => {
     const written = writeGrowingSession(workspace.open(), 1_000);

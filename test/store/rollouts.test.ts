@@ -1,19 +1,10 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyMigrations, readSchemaVersion } from '../../store/migrations/apply-migrations.js';
 import { initialMigration } from '../../store/migrations/001-initial.js';
 import { LATEST_SCHEMA_VERSION } from '../../store/migrations/migrations.js';
-import {
-  createTempWorkspace,
-  engineSuiteName,
-  engineUnavailable,
-  recordCall,
-  STORE_ENGINES,
-  storeErrorCode,
-  type TempWorkspace,
-  workspaceForEachTest,
-} from './store-fixtures.js';
+import { engineSuiteName, engineUnavailable, recordCall, STORE_ENGINES, storeErrorCode, workspaceForEachTest } from './store-fixtures.js';
 
 const hash = (key: string): Buffer => createHash('sha256').update(key).digest();
 
@@ -199,11 +190,7 @@ for (const engine of STORE_ENGINES) {
 
 // SQLite only: PostgreSQL's schema starts at version 6 (store/postgres/migrations), it has no version 1 to upgrade
 describe('sqlite: migration 2', () => {
-  let workspace: TempWorkspace;
-  beforeEach(() => {
-    workspace = createTempWorkspace('sqlite');
-  });
-  afterEach(() => workspace.cleanup());
+  const workspace = workspaceForEachTest('sqlite');
 
   it('upgrades a version-1 database with its sessions and calls: they read back as open implicit sessions', () => {
     const database = new Database(workspace.databasePath);

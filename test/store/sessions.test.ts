@@ -1,16 +1,7 @@
 import { statSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../store/index.js';
-import {
-  createTempWorkspace,
-  engineSuiteName,
-  engineUnavailable,
-  recordCall,
-  sampleBeginInput,
-  STORE_ENGINES,
-  type TempWorkspace,
-  workspaceForEachTest,
-} from './store-fixtures.js';
+import { engineSuiteName, engineUnavailable, recordCall, sampleBeginInput, STORE_ENGINES, workspaceForEachTest } from './store-fixtures.js';
 
 for (const engine of STORE_ENGINES) {
   describe.skipIf(engineUnavailable(engine))(`${engineSuiteName(engine)}: sessions and stats`, () => {
@@ -151,11 +142,7 @@ for (const engine of STORE_ENGINES) {
 
 // SQLite only: the size of the file and its WAL, and a database in memory, are SQLite's own
 describe('sqlite: file sizes and in-memory stores', () => {
-  let workspace: TempWorkspace;
-  beforeEach(() => {
-    workspace = createTempWorkspace('sqlite');
-  });
-  afterEach(() => workspace.cleanup());
+  const workspace = workspaceForEachTest('sqlite');
 
   it('stats reports the main file plus WAL bytes', () => {
     const store = workspace.open();
