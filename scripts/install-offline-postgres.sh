@@ -29,4 +29,4 @@ for program in /usr/lib/postgresql/*/bin/{postgres,initdb,pg_ctl}; do
 done
 id postgres >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent postgres 2>/dev/null \
   || { grep -q '^postgres:' /etc/group || echo 'postgres:x:990:' >>/etc/group; echo 'postgres:x:990:990::/nonexistent:/bin/false' >>/etc/passwd; }
-echo "installed PostgreSQL $(basename "$(dirname "$(ls -d /usr/lib/postgresql/*/bin | head -1)")") ($(ls "$libs" | wc -l) libraries carried)" >&2
+echo "installed PostgreSQL $(ls /usr/lib/postgresql | head -1) ($(ls "$libs" | wc -l) libraries carried)" >&2
